@@ -1,0 +1,238 @@
+/*
+ * nqueens.h - public interface of libnqueens, an exact N-Queens solution counter.
+ *
+ * The library counts every placement of N non-attacking queens on an N x N
+ * board (1 <= N <= 32).  A count is cut into a deterministic, indexed list of
+ * independent subproblems ("units"); an OpenMP task pool solves them and the
+ * per-unit counts are summed.  Because the list is deterministic, a run can be
+ * split across processes (MPI), journalled and resumed, or profiled unit by
+ * unit, all through the job interface below.
+ *
+ * Conventions: every function that can fail returns 0 or a negative NQ_E*
+ * code; nq_strerror() turns a code into text.  The library never prints.
+ * Totals are unsigned 128-bit because N >= 29 overflows 64 bits.
+ */
+#ifndef NQUEENS_NQUEENS_H
+#define NQUEENS_NQUEENS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(NQ_BUILDING_LIBRARY) && defined(__GNUC__)
+#define NQ_API __attribute__((visibility("default")))
+#else
+#define NQ_API
+#endif
+
+/** Unsigned 128-bit integer used for every solution count. */
+__extension__ typedef unsigned __int128 nq_u128;
+
+#define NQ_MIN_N 1
+#define NQ_MAX_N 32
+/** Largest accepted thread count; more is treated as a mistake, not a wish. */
+#define NQ_MAX_THREADS 4096
+/** Largest accepted explicit split depth (rows expanded into subproblems). */
+#define NQ_MAX_SPLIT_DEPTH 8
+
+/** Error codes: all negative, so `ret < 0` tests for failure. */
+enum nq_error {
+    NQ_OK = 0,
+    NQ_EINVAL_N = -1,          /**< n outside NQ_MIN_N..NQ_MAX_N */
+    NQ_EINVAL_THREADS = -2,    /**< threads negative or above NQ_MAX_THREADS */
+    NQ_EINVAL_ENGINE = -3,     /**< engine is not a known nq_engine value */
+    NQ_EINVAL_SPLIT = -4,      /**< split_depth negative, above n or above NQ_MAX_SPLIT_DEPTH */
+    NQ_EINVAL_ARG = -5,        /**< a NULL pointer or an out-of-range argument */
+    NQ_ENOMEM = -6,            /**< an allocation failed */
+    NQ_EIO = -7,               /**< reading or writing a file failed (see errno) */
+    NQ_EJOURNAL_MISMATCH = -8, /**< the journal belongs to another run */
+    NQ_EJOURNAL_CORRUPT = -9,  /**< the journal is damaged or is not a journal */
+    NQ_ECANCELLED = -10,       /**< the run was stopped through settings.cancel */
+    NQ_EUNSUPPORTED = -11,     /**< the engine does not support this request */
+    NQ_ETOO_MANY = -12,        /**< a listing would exceed its limit */
+};
+
+/** The counting engines. */
+enum nq_engine {
+    NQ_ENGINE_AUTO = 0, /**< the fastest engine for n and threads */
+    NQ_ENGINE_PLAIN,    /**< textbook recursive search; the reference */
+    NQ_ENGINE_MIRROR,   /**< subproblems + task pool + left-right mirror symmetry */
+    NQ_ENGINE_FULL,     /**< eightfold symmetry; also counts unique solutions */
+    NQ_ENGINE_MITM,     /**< meet in the middle: joins quarter-board placements */
+    NQ_ENGINE_COUNT_
+};
+
+/** Sums produced by solving one or more units. */
+typedef struct nq_counts {
+    nq_u128 total;  /**< solutions, symmetry weights applied */
+    nq_u128 unique; /**< classes under the 8 board symmetries (engine full only) */
+    uint64_t nodes; /**< queens placed by the search (engines that count nodes) */
+} nq_counts;
+
+/** Snapshot handed to the progress callback. */
+typedef struct nq_progress {
+    uint64_t units_done;  /**< units finished, including those resumed from a journal */
+    uint64_t units_total; /**< units in the whole run */
+    uint64_t units_resumed; /**< units taken from the journal at start */
+    double elapsed;       /**< seconds since this process started the run */
+    double rate;          /**< units per second over this process's run */
+    double eta;           /**< estimated seconds left, or -1 when unknown */
+    int final;            /**< 1 on the last call of a run */
+} nq_progress;
+
+typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
+
+/**
+ * What to count and how.  Fill it with nq_default_settings() and then change
+ * fields; new fields are added only at the end, with defaults that keep the
+ * old behaviour.
+ */
+typedef struct nq_settings {
+    int n;             /**< board size, 1..32 (default 8) */
+    int threads;       /**< worker threads; 0 = OpenMP default (honours OMP_NUM_THREADS) */
+    enum nq_engine engine; /**< default NQ_ENGINE_AUTO */
+    int split_depth;   /**< rows expanded into subproblems; 0 = automatic */
+
+    /** Optional progress reports, called from one thread at a time. */
+    nq_progress_fn progress;
+    void *progress_user;
+    double progress_interval; /**< seconds between reports (default 0.25) */
+
+    /** Optional checkpoint journal path: resumes what it holds, records the rest. */
+    const char *checkpoint_path;
+    double checkpoint_interval; /**< seconds between fsyncs of the journal (default 2) */
+
+    /** Optional: set *cancel non-zero (a signal handler may) to stop the run promptly. */
+    atomic_int *cancel;
+
+    /** Optional: receives one line when a torn journal tail was discarded. */
+    void (*notice)(const char *message, void *user);
+    void *notice_user;
+
+    uint64_t reserved_[8];
+} nq_settings;
+
+/** Outcome of nq_count(). */
+typedef struct nq_result {
+    nq_u128 total;        /**< all solutions */
+    nq_u128 unique;       /**< fundamental solutions, valid when has_unique */
+    int has_unique;
+    uint64_t nodes;       /**< search nodes, valid when has_nodes */
+    int has_nodes;
+    uint64_t subproblems; /**< units solved (resumed ones included) */
+    uint64_t units_resumed; /**< units taken from the checkpoint journal */
+    double seconds;       /**< wall time of this call */
+    enum nq_engine engine; /**< the engine that ran (auto resolved) */
+    int threads;          /**< threads the pool used */
+    int split_depth;      /**< split depth used (0 where the engine has none) */
+} nq_result;
+
+/** Fills *s with the defaults (n = 8, automatic engine, threads and split). */
+NQ_API void nq_default_settings(nq_settings *s);
+
+/**
+ * Counts the solutions described by *s into *result.
+ * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
+ * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM, NQ_EIO,
+ * NQ_EJOURNAL_MISMATCH / NQ_EJOURNAL_CORRUPT for an unusable journal, and
+ * NQ_ECANCELLED when *s->cancel was raised (the journal is then flushed).
+ */
+NQ_API int nq_count(const nq_settings *s, nq_result *result);
+
+/** Checks settings without counting.  Returns 0 or the error nq_count() would. */
+NQ_API int nq_validate_settings(const nq_settings *s);
+
+/** Text for an error code; never NULL. */
+NQ_API const char *nq_strerror(int code);
+
+/** Engine name ("auto", "plain", "mirror", "full", "mitm"), or NULL if out of range. */
+NQ_API const char *nq_engine_name(enum nq_engine engine);
+
+/** Looks an engine up by name.  Returns 0 and sets *engine, or NQ_EINVAL_ENGINE. */
+NQ_API int nq_engine_from_name(const char *name, enum nq_engine *engine);
+
+/** The engine that NQ_ENGINE_AUTO picks for n and threads (0 = default). */
+NQ_API enum nq_engine nq_auto_engine(int n, int threads);
+
+/** 1 when the engine reports unique counts, else 0. */
+NQ_API int nq_engine_has_unique(enum nq_engine engine);
+
+/** Library version, "MAJOR.MINOR.PATCH". */
+NQ_API const char *nq_version(void);
+
+/**
+ * Writes v in decimal into buf (at least 40 bytes for any value) and
+ * returns buf.  Returns NULL if size is too small.
+ */
+NQ_API char *nq_u128_to_string(nq_u128 v, char *buf, size_t size);
+
+/* ---- Jobs: the indexed unit list, for MPI, profiling and custom drivers ---- */
+
+/** An opaque planned run: the engine's subproblem list and shared tables. */
+typedef struct nq_job nq_job;
+
+/**
+ * Plans a run: validates *s, resolves the engine and split depth, and builds
+ * the unit list.  Returns 0 and sets *job, or a settings error / NQ_ENOMEM.
+ * The journal, progress and cancel fields are ignored here.
+ */
+NQ_API int nq_job_create(nq_job **job, const nq_settings *s);
+
+/** Frees a job and sets *job to NULL; accepts NULL. */
+NQ_API void nq_job_free(nq_job **job);
+
+/** Number of units in the job. */
+NQ_API uint64_t nq_job_units(const nq_job *job);
+
+/** Engine the job runs (never NQ_ENGINE_AUTO). */
+NQ_API enum nq_engine nq_job_engine(const nq_job *job);
+
+/** Split depth the job uses (0 where the engine has none). */
+NQ_API int nq_job_split_depth(const nq_job *job);
+
+/**
+ * A 64-bit identity of the job: engine, n, split depth and the exact unit
+ * list.  Two jobs with the same identity solve the same units in the same
+ * order, which is what a journal or an MPI peer must agree on.
+ */
+NQ_API uint64_t nq_job_identity(const nq_job *job);
+
+/**
+ * Solves units [first, first + count) with the task pool on `threads`
+ * threads (0 = OpenMP default) and adds their counts to *sum.
+ * Returns 0, NQ_EINVAL_ARG for a range outside the job, or NQ_ECANCELLED
+ * if *cancel (may be NULL) was raised; then *sum holds nothing of this call.
+ */
+NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
+                        atomic_int *cancel, nq_counts *sum);
+
+/**
+ * Solves one unit on the calling thread (no pool) and stores its counts in
+ * *out.  Thread-safe: several threads may call it on one job at once.
+ * Returns 0 or NQ_EINVAL_ARG.
+ */
+NQ_API int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out);
+
+/* ---- Listing solutions ---- */
+
+/** Called once per solution with cols[row] = column of the queen in that row. */
+typedef int (*nq_solution_fn)(const int *cols, int n, void *user);
+
+/**
+ * Calls fn for every solution of the n x n board in lexicographic order of
+ * columns, stopping after `limit` solutions (0 = no limit) or when fn
+ * returns non-zero.  Stores the number of calls in *emitted (may be NULL).
+ * Returns 0, NQ_EINVAL_N or NQ_EINVAL_ARG.
+ */
+NQ_API int nq_list_solutions(int n, uint64_t limit, nq_solution_fn fn, void *user,
+                             uint64_t *emitted);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NQUEENS_NQUEENS_H */
