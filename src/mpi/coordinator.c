@@ -31,6 +31,7 @@ typedef struct coord {
     int closed;                /* no more chunks go out (cancel or failure) */
     nq_counts sum;
     uint64_t units_done, chunks_done;
+    atomic_int stop;           /* tells rank 0's own team to stop */
 } coord;
 
 static void nap(void)
@@ -159,17 +160,21 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
 {
     memset(out, 0, sizeof *out);
     const double start = nq_now();
-    coord c;
-    memset(&c, 0, sizeof c);
-    pthread_mutex_init(&c.lock, NULL);
-    c.job = cfg->job;
-    c.units = nq_job_units(cfg->job);
-    c.chunk_units = nq_mpi_chunk_units(cfg->job);
-    c.chunks = nq_mpi_chunks(cfg->job, c.chunk_units);
+    /* On the heap: when a rank is abandoned, our own team may still be
+     * running and is left holding it while the caller aborts the job. */
+    coord *c = calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "nqueens-mpi: rank 0: %s\n", nq_strerror(NQ_ENOMEM));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->job = cfg->job;
+    c->units = nq_job_units(cfg->job);
+    c->chunk_units = nq_mpi_chunk_units(cfg->job);
+    c->chunks = nq_mpi_chunks(cfg->job, c->chunk_units);
     const uint64_t resumed = 0;
 
-    atomic_int stop;
-    atomic_init(&stop, 0);
+    atomic_init(&c->stop, 0);
     unsigned char *gone = calloc((size_t)cfg->ranks, 1); /* ranks that said BYE */
     uint64_t *assign = malloc(NQ_MPI_MAX_ASSIGN * sizeof *assign);
     uint64_t *buf = NULL;
@@ -185,11 +190,11 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
 
     nq_mpi_team team = {
         .job = cfg->job,
-        .chunk_units = c.chunk_units,
+        .chunk_units = c->chunk_units,
         .threads = cfg->threads,
         .cancel = cfg->cancel,
-        .stop = &stop,
-        .source = {coord_take, coord_done, &c},
+        .stop = &c->stop,
+        .source = {coord_take, coord_done, c},
     };
     int team_started = 0;
     if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
@@ -203,6 +208,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     }
 
     int left = cfg->ranks - 1;
+    double stop_deadline = 0; /* set when the run is closed early */
     double next_progress = start + cfg->progress_interval;
     for (;;) {
         int busy = 0, flag = 1;
@@ -215,11 +221,11 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
             int src = st.MPI_SOURCE, words = 0;
             switch (st.MPI_TAG) {
             case NQ_MPI_TAG_REQUEST:
-                answer_request(&c, src, assign);
+                answer_request(c, src, assign);
                 break;
             case NQ_MPI_TAG_RESULT:
                 MPI_Get_count(&st, MPI_UINT64_T, &words);
-                if (take_results(&c, src, words, &buf, &buf_words) < 0 && !failure) {
+                if (take_results(c, src, words, &buf, &buf_words) < 0 && !failure) {
                     failure = NQ_ENOMEM;
                     failed_rank = 0;
                 }
@@ -246,18 +252,24 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
         }
         if (team_started && !failure && atomic_load(&team.error))
             failure = atomic_load(&team.error), failed_rank = 0;
-        if ((cfg->cancel && atomic_load(cfg->cancel)) || failure)
-            close_run(&c, &stop, gone, cfg->ranks);
+        if (((cfg->cancel && atomic_load(cfg->cancel)) || failure) && stop_deadline == 0) {
+            close_run(c, &c->stop, gone, cfg->ranks);
+            stop_deadline = nq_now() + NQ_MPI_STOP_GRACE;
+        }
         if ((!team_started || nq_mpi_team_finished(&team)) && left <= 0)
             break;
+        if (stop_deadline > 0 && nq_now() > stop_deadline && left > 0) {
+            out->abandoned = 1;
+            break;
+        }
         if (cfg->progress && nq_now() >= next_progress) {
-            report_progress(cfg, &c, resumed, start, 0);
+            report_progress(cfg, c, resumed, start, 0);
             next_progress = nq_now() + cfg->progress_interval;
         }
         if (!busy)
             nap();
     }
-    if (team_started) {
+    if (team_started && !out->abandoned) {
         int joined = nq_mpi_team_join(&team);
         if (joined < 0 && joined != NQ_ECANCELLED && !failure)
             failure = joined, failed_rank = 0;
@@ -268,19 +280,24 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
             ret = failure;
             snprintf(out->message, sizeof out->message, "rank %d failed: %s", failed_rank,
                      nq_strerror(failure));
-        } else if (c.chunks_done < c.chunks) {
+        } else if (c->chunks_done < c->chunks) {
             ret = NQ_ECANCELLED;
         }
     }
     if (cfg->progress && ret == 0)
-        report_progress(cfg, &c, resumed, start, 1);
-    out->sum = c.sum;
-    out->units_done = c.units_done;
+        report_progress(cfg, c, resumed, start, 1);
+    pthread_mutex_lock(&c->lock); /* an abandoned run's team may still record */
+    out->sum = c->sum;
+    out->units_done = c->units_done;
+    pthread_mutex_unlock(&c->lock);
     out->units_resumed = resumed;
 
     free(buf);
     free(assign);
     free(gone);
-    pthread_mutex_destroy(&c.lock);
+    if (!out->abandoned) {
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+    }
     return ret;
 }

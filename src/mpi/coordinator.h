@@ -29,7 +29,15 @@ typedef struct nq_mpi_outcome {
     uint64_t units_done;    /* units those chunks hold */
     uint64_t units_resumed; /* taken from the journal at start */
     char message[256];      /* why the run failed, when it did */
+    int abandoned;          /* some rank never said goodbye after STOP: the
+                               caller must MPI_Abort instead of finalizing */
 } nq_mpi_outcome;
+
+/* Seconds the ranks get to stop and say goodbye after a STOP (cancel or a
+ * failed rank).  A rank that takes longer is stuck in a long unit or gone
+ * (a dead peer also draws SIGTERM from mpiexec to everyone): rank 0 then
+ * gives up on it rather than wait forever. */
+#define NQ_MPI_STOP_GRACE 5.0
 
 /*
  * Runs rank 0's side of the job until every chunk is counted and every

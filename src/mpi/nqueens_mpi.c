@@ -197,6 +197,15 @@ int main(int argc, char **argv)
         nq_mpi_outcome out;
         int ret = nq_mpi_coordinate(&cfg, &out);
         status = report(ret, &out, &opt, job, ranks, total_threads, MPI_Wtime() - start);
+        if (out.abandoned) {
+            /* A rank is stuck or gone: end the job instead of waiting in
+             * MPI_Finalize for it (the journal is already flushed). */
+            fprintf(stderr, PROG ": a rank did not stop within %.0f s; aborting the job\n",
+                    NQ_MPI_STOP_GRACE);
+            fflush(stdout);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+        }
     } else {
         int ret = nq_mpi_work(job, threads, &cancel_flag);
         int sig = atomic_load(&cancel_flag);
