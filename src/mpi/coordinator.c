@@ -11,16 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
 #include "coordinator.h"
 #include "job.h"
+#include "nap.h"
 #include "protocol.h"
 #include "team.h"
 
-#define NAP_NS 100000L
 
 typedef struct coord {
     pthread_mutex_t lock;
@@ -33,12 +32,6 @@ typedef struct coord {
     uint64_t units_done, chunks_done;
     atomic_int stop;           /* tells rank 0's own team to stop */
 } coord;
-
-static void nap(void)
-{
-    struct timespec ts = {0, NAP_NS};
-    nanosleep(&ts, NULL);
-}
 
 static uint64_t chunk_size(const coord *c, uint64_t chunk)
 {
@@ -210,6 +203,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     int left = cfg->ranks - 1;
     double stop_deadline = 0; /* set when the run is closed early */
     double next_progress = start + cfg->progress_interval;
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
         int busy = 0, flag = 1;
         while (flag) {
@@ -266,8 +260,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
             report_progress(cfg, c, resumed, start, 0);
             next_progress = nq_now() + cfg->progress_interval;
         }
-        if (!busy)
-            nap();
+        nq_mpi_nap(&nap_ns, busy);
     }
     if (team_started && !out->abandoned) {
         int joined = nq_mpi_team_join(&team);

@@ -10,17 +10,16 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
+#include "nap.h"
 #include "protocol.h"
 #include "team.h"
 #include "worker.h"
 
 /* Nap between polls when nothing happened: short against a chunk, long
  * enough that polling costs next to no CPU. */
-#define NAP_NS 100000L
 
 typedef struct worker {
     pthread_mutex_t lock;
@@ -33,12 +32,6 @@ typedef struct worker {
     uint64_t *results;        /* finished chunks waiting to be sent */
     size_t results_len;
 } worker;
-
-static void nap(void)
-{
-    struct timespec ts = {0, NAP_NS};
-    nanosleep(&ts, NULL);
-}
 
 static int worker_take(void *user, uint64_t *chunk)
 {
@@ -120,6 +113,7 @@ int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel)
         set_stop(&w); /* we still say goodbye, so rank 0 is not left waiting */
 
     MPI_Request pending = MPI_REQUEST_NULL;
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
         int busy = 0, flag = 0;
         MPI_Status st;
@@ -164,8 +158,7 @@ int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel)
         /* Leave once the threads are gone and rank 0 owes us no answer. */
         if ((!team_started || nq_mpi_team_finished(&team)) && pending == MPI_REQUEST_NULL)
             break;
-        if (!busy)
-            nap();
+        nq_mpi_nap(&nap_ns, busy);
     }
 
     if (team_started) {
