@@ -267,17 +267,22 @@ static void sync_parent_dir(const char *path)
  * O_RDWR | O_APPEND descriptor or -1 with errno set. */
 static int create_journal(const char *path, const unsigned char *hdr)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 8);
+    /* The temporary name is unique to this process; a leftover from a
+     * crashed process with the same pid is stale and may go. */
+    size_t size = strlen(path) + 32;
+    char *tmp = malloc(size);
     if (!tmp) {
         errno = ENOMEM;
         return -1;
     }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".XXXXXX", 8);
-    int fd = mkstemp(tmp);
+    snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
+        int err = errno;
         free(tmp);
+        errno = err;
         return -1;
     }
     int err = 0;
