@@ -68,6 +68,7 @@ struct nq_journal {
     pthread_mutex_t io_lock; /* serialises write/fsync and guards io_* */
     unsigned char *io_buf;   /* the batch being written */
     int io_failed;
+    int unsynced; /* written since the last fsync */
     char io_error[NQ_JOURNAL_DETAIL_MAX];
 };
 
@@ -634,8 +635,14 @@ static int flush_locked(nq_journal *j, int sync)
     const char *op = NULL;
     if (len && write_all(j->fd, batch, len) < 0)
         op = "write to";
-    else if (sync && fsync(j->fd) < 0)
-        op = "fsync";
+    j->unsynced |= len != 0;
+    /* fsync only when something was written since the last one. */
+    if (!op && sync && j->unsynced) {
+        if (fsync(j->fd) < 0)
+            op = "fsync";
+        else
+            j->unsynced = 0;
+    }
     if (op) {
         /* After a failed write the file may end in a partial record; stop
          * writing so it stays a torn tail that the next open discards. */
