@@ -740,16 +740,19 @@ int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split
 
 void nq_journal_plan_settings(const char *path, nq_settings *s)
 {
-    if (!s || s->split_depth != 0 || s->n < NQ_MIN_N || s->n > NQ_MAX_N)
-        return;
-    enum nq_engine engine = s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, s->threads)
-                                                        : s->engine;
-    if (engine != NQ_ENGINE_MIRROR)
+    if (!s || s->n < NQ_MIN_N || s->n > NQ_MAX_N)
         return;
     int n = 0, split = 0;
     enum nq_engine was = NQ_ENGINE_AUTO;
-    if (nq_journal_peek(path, &n, &was, &split) && n == s->n && was == engine && split >= 1 &&
-        split <= s->n && split <= NQ_MAX_SPLIT_DEPTH)
+    const int known = nq_journal_peek(path, &n, &was, &split) && n == s->n &&
+                      was != NQ_ENGINE_AUTO && nq_engine_ops_for(was) != NULL;
+    /* The automatic engine choice may one day depend on threads; the
+     * journal's engine is the one this run must resume with. */
+    if (s->engine == NQ_ENGINE_AUTO)
+        s->engine = known ? was : nq_auto_engine(s->n, s->threads);
+    if (s->split_depth != 0 || s->engine != NQ_ENGINE_MIRROR)
+        return;
+    if (known && was == s->engine && split >= 1 && split <= s->n && split <= NQ_MAX_SPLIT_DEPTH)
         s->split_depth = split;
     else
         s->split_depth = nq_journal_default_split(s->n);

@@ -79,11 +79,13 @@ int nq_journal_default_split(int n);
  * journal: nq_journal_open() then says why). */
 int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split_depth);
 
-/* Fixes the plan of a journalled run before nq_job_create(): when
- * s->split_depth is 0 and the engine resolves to mirror, takes the split
- * depth from the journal at path when it has a usable header for this n,
- * else nq_journal_default_split(n).  Thus a resumed run, whatever its thread
- * or rank count, plans exactly the job the journal was written for. */
+/* Fixes the plan of a journalled run before nq_job_create(): resolves
+ * NQ_ENGINE_AUTO (to the journal's engine when path holds a usable header
+ * for this n), and when s->split_depth is 0 and the engine is mirror, takes
+ * the journal's split depth, else nq_journal_default_split(n).  Thus a
+ * resumed run, whatever its thread or rank count, plans exactly the job the
+ * journal was written for.  Only reads path.  Under MPI, call it on the rank
+ * that can read the journal and broadcast s->engine and s->split_depth. */
 void nq_journal_plan_settings(const char *path, nq_settings *s);
 
 #endif /* NQ_JOURNAL_H */
