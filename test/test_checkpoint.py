@@ -29,6 +29,7 @@ RNG = random.Random(SEED)
 # on two cores, so a random moment lands mid-run.
 LONG = ["16", "--split-depth", "4", "-t", "2"]
 LONG_TOTAL = 14772512
+LONG_CHUNKS = 3282
 KNOWN = {10: 724, 11: 2680, 12: 14200, 16: LONG_TOTAL}
 RECORD = 64
 
@@ -66,6 +67,23 @@ class Base(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, "journal never appeared")
             time.sleep(0.005)
 
+    def records(self):
+        try:
+            return max(0, (os.path.getsize(self.journal) - RECORD) // RECORD)
+        except OSError:
+            return 0
+
+    def wait_for_progress(self, proc):
+        """Waits until a random share of the remaining chunks is journalled,
+        so the signal lands mid-run however fast the machine is."""
+        self.wait_for_journal(proc)
+        have = self.records()
+        target = have + RNG.randint(1, max(1, (LONG_CHUNKS - have) * 6 // 10))
+        deadline = time.monotonic() + 60
+        while self.records() < target and proc.poll() is None:
+            self.assertLess(time.monotonic(), deadline, "the run made no progress")
+            time.sleep(0.002)
+
     def finish(self, args, total):
         p = run(*args)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -81,8 +99,7 @@ class Interrupt(Base):
         landed = 0
         for sig in signals:
             proc = self.start(args)
-            self.wait_for_journal(proc)
-            time.sleep(RNG.uniform(0.05, 0.6))
+            self.wait_for_progress(proc)
             if proc.poll() is not None:
                 proc.communicate()
                 break  # finished before the signal: nothing left to interrupt
@@ -115,8 +132,7 @@ class Interrupt(Base):
     def test_second_signal_exits_at_once(self):
         args = [*LONG, "--checkpoint", self.journal]
         proc = self.start(args)
-        self.wait_for_journal(proc)
-        time.sleep(RNG.uniform(0.05, 0.3))
+        self.wait_for_progress(proc)
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
@@ -238,7 +254,7 @@ class Progress(Base):
         return proc.returncode, out, seen.decode()
 
     def test_terminal_redraws_to_100(self):
-        code, out, err = self.on_pty(LONG)
+        code, out, err = self.on_pty(["16", "--split-depth", "4", "-t", "1"])  # a few seconds
         self.assertEqual(code, 0)
         self.assertEqual(total_of(out), LONG_TOTAL)
         frames = [f for f in err.replace("\r\n", "\n").split("\r\x1b[K") if f]
