@@ -290,10 +290,28 @@ static int create_journal(const char *path, const unsigned char *hdr)
     if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0)
         err = errno;
     close(fd);
-    if (!err && link(tmp, path) < 0)
+    int linked = !err && link(tmp, path) == 0;
+    if (!err && !linked)
         err = errno;
     unlink(tmp);
     free(tmp);
+    if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS || err == EXDEV) {
+        /* A file system without hard links: create the file directly.  A
+         * crash before its header is fsynced can then leave a short file,
+         * which the next open refuses rather than misreads. */
+        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return -1;
+        if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0) {
+            err = errno;
+            close(fd);
+            unlink(path);
+            errno = err;
+            return -1;
+        }
+        sync_parent_dir(path);
+        return fd;
+    }
     if (err) {
         errno = err;
         return -1;
