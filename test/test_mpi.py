@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -178,6 +179,71 @@ class Failures(unittest.TestCase):
         out, err = self.finish(proc, 30)
         self.assertNotEqual(proc.returncode, 0, err)
         self.assertNotIn("95815104", out)
+
+
+class Checkpoint(unittest.TestCase):
+    # N=16 split 4: 9844 subproblems in a few seconds, so an interruption
+    # lands mid-run; every run below resumes with another number of ranks.
+    ARGS = ("16", "--split-depth", "4", "-t", "1")
+    TOTAL = 14772512
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_mpi_")
+        self.journal = os.path.join(self.tmp.name, "run.journal")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def start(self, ranks):
+        return subprocess.Popen(mpi_cmd(ranks, *self.ARGS, "--checkpoint", self.journal),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=ENV)
+
+    def wait_until_running(self, proc, ranks):
+        deadline = time.time() + 20
+        while time.time() < deadline and not (os.path.exists(self.journal)
+                                               and rank_pid(proc.pid, ranks - 1)):
+            time.sleep(0.05)
+        time.sleep(0.5)
+
+    def test_interrupt_kill_and_resume_exact(self):
+        # 1. Two ranks, SIGINT to mpiexec: a clean stop, journal flushed.
+        proc = self.start(2)
+        self.wait_until_running(proc, 2)
+        proc.send_signal(signal.SIGINT)
+        out, err = Failures.finish(self, proc, 30)
+        if str(self.TOTAL) in out:
+            self.skipTest("the run finished before the interruption (machine too fast)")
+        self.assertNotEqual(proc.returncode, 0, err)
+        # 2. Three ranks resume; rank 1 is killed: the job fails, no hang.
+        proc = self.start(3)
+        self.wait_until_running(proc, 3)
+        victim = rank_pid(proc.pid, 1)
+        if victim:
+            os.kill(victim, signal.SIGKILL)
+        out, err = Failures.finish(self, proc, 30)
+        # 3. One rank finishes from the last flushed state: exact total.
+        p = run(1, *self.ARGS, "--checkpoint", self.journal, "--json", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["total"], self.TOTAL)
+        self.assertGreater(doc["units_resumed"], 0)
+        # 4. A completed journal answers at once, with any rank count.
+        p = run(2, *self.ARGS, "--checkpoint", self.journal, "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, f"{self.TOTAL}\n"), p.stderr)
+
+    def test_foreign_journal_refused(self):
+        p = run(2, "10", "--checkpoint", self.journal, "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.journal, "rb") as f:
+            before = f.read()
+        p = run(2, "11", "--checkpoint", self.journal)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        lines = [l for l in p.stderr.splitlines() if l.startswith("nqueens-mpi:")]
+        self.assertEqual(len(lines), 1, p.stderr)
+        with open(self.journal, "rb") as f:
+            self.assertEqual(f.read(), before)
 
 
 if __name__ == "__main__":

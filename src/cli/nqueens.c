@@ -4,11 +4,19 @@
  * Parses options (options.c, shared with nqueens-mpi), fills nq_settings,
  * calls the library and renders the result (text, JSON or a listing of
  * solutions).  The library never prints; everything a user sees is written
- * here or in options.c.  Bad input gets one line on stderr naming the value
- * and what is allowed, and exit status 2.
+ * here, in options.c or in console.c.  Bad input gets one line on stderr
+ * naming the value and what is allowed, and exit status 2.
+ *
+ * Long runs (console.c): progress on stderr, --checkpoint keeps a journal
+ * the library resumes from, and SIGINT/SIGTERM stop the run cleanly: the
+ * journal is flushed, the command that resumes is printed, and the exit
+ * status is 128 + the signal.  A second signal exits at once.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "console.h"
 #include "nqueens/nqueens.h"
 #include "options.h"
 
@@ -16,27 +24,47 @@
 
 int main(int argc, char **argv)
 {
+    /* getopt_long permutes argv; the resume hint repeats it as typed. */
+    char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
+    if (!typed) {
+        fputs(PROG ": out of memory\n", stderr);
+        return 1;
+    }
+    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
+
     nq_cli_options opt;
     char err[256];
-    switch (nq_cli_parse(argc, argv, &opt, err, sizeof err)) {
-    case NQ_CLI_HELP:
-        nq_cli_usage(stdout, PROG);
-        return 0;
-    case NQ_CLI_VERSION:
-        printf(PROG " %s\n", nq_version());
-        return 0;
-    case NQ_CLI_BAD:
-        nq_cli_report_bad(PROG, err);
-        return NQ_CLI_EXIT_USAGE;
-    case NQ_CLI_RUN:
-        break;
+    int action = nq_cli_parse(argc, argv, &opt, err, sizeof err);
+    if (action != NQ_CLI_RUN || opt.list) {
+        free(typed);
+        switch (action) {
+        case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
+        case NQ_CLI_VERSION: printf(PROG " %s\n", nq_version()); return 0;
+        case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
+        default: return nq_cli_list(&opt, PROG);
+        }
     }
-    if (opt.list)
-        return nq_cli_list(&opt, PROG);
+
+    nq_cli_progress_view view;
+    nq_cli_progress_setup(&opt, &view, PROG);
+    opt.settings.cancel = &nq_cli_cancel;
+    nq_cli_install_signal_handlers(opt.settings.checkpoint_path != NULL);
 
     nq_result result;
     int ret = nq_count(&opt.settings, &result);
+    if (ret == NQ_ECANCELLED && nq_cli_first_signal) {
+        nq_cli_print_resume_hint(PROG, result.subproblems, "resume with", argc, typed);
+        free(typed);
+        return 128 + nq_cli_first_signal;
+    }
+    free(typed);
     if (ret < 0) {
+        /* Journal trouble (mismatch, damage, an unusable path) is a problem
+         * with what the user gave: status 2, like any bad argument. */
+        if (result.detail[0]) {
+            fprintf(stderr, PROG ": %s\n", result.detail);
+            return NQ_CLI_EXIT_USAGE;
+        }
         fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
         return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
     }

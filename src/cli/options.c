@@ -21,6 +21,9 @@ enum long_only {
     OPT_SOLUTIONS,
     OPT_LIMIT,
     OPT_FORMAT,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_CHECKPOINT,
 };
 
 static const struct option long_options[] = {
@@ -32,6 +35,9 @@ static const struct option long_options[] = {
     {"solutions", no_argument, NULL, OPT_SOLUTIONS},
     {"limit", required_argument, NULL, OPT_LIMIT},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -52,6 +58,10 @@ void nq_cli_usage(FILE *out, const char *prog)
             "      --solutions       list the solutions instead of counting them\n"
             "      --limit K         list at most K solutions (default: all, N <= %d only)\n"
             "      --format F        listing format: board, columns (default: board)\n"
+            "      --progress        show progress on stderr even when it is not a terminal\n"
+            "      --no-progress     never show progress (default: shown on a terminal)\n"
+            "      --checkpoint FILE record finished work in FILE; rerun the same command\n"
+            "                        to resume after an interruption or a crash\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N);
@@ -140,6 +150,13 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
                 return bad(err, err_size, "unknown format '%s': expected board or columns",
                            optarg);
             break;
+        case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; break;
+        case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
+        case OPT_CHECKPOINT:
+            if (!*optarg)
+                return bad(err, err_size, "invalid checkpoint file '': expected a path");
+            opt->settings.checkpoint_path = optarg;
+            break;
         case 'h': return NQ_CLI_HELP;
         case 'V': return NQ_CLI_VERSION;
         case ':': return bad(err, err_size, "option '%s' needs a value", argv[optind - 1]);
@@ -167,6 +184,8 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
         return bad(err, err_size,
                    "listing every solution for N=%d would be too long: give --limit K (or N <= %d)",
                    opt->settings.n, NQ_CLI_LIST_MAX_N);
+    if (opt->list && opt->settings.checkpoint_path)
+        return bad(err, err_size, "--checkpoint applies only to counting, not with --solutions");
     if (opt->settings.split_depth > opt->settings.n)
         return bad(err, err_size, "invalid split depth %d: must not exceed N=%d",
                    opt->settings.split_depth, opt->settings.n);
@@ -213,8 +232,9 @@ static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
            nq_engine_name(r->engine), r->threads);
     if (ranks > 0)
         printf("\"ranks\": %d, ", ranks);
-    printf("\"split_depth\": %d, \"subproblems\": %" PRIu64 ", \"total\": %s, \"unique\": %s, ",
-           r->split_depth, r->subproblems, total,
+    printf("\"split_depth\": %d, \"subproblems\": %" PRIu64 ", \"units_resumed\": %" PRIu64
+           ", \"total\": %s, \"unique\": %s, ",
+           r->split_depth, r->subproblems, r->units_resumed, total,
            r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
     if (r->has_nodes)
         printf("\"nodes\": %" PRIu64 ", ", r->nodes);
@@ -240,9 +260,12 @@ static void print_text(const nq_cli_options *opt, const nq_result *r, int ranks)
         printf(" on %d rank%s", ranks, ranks == 1 ? "" : "s");
     if (r->split_depth)
         printf(", split depth %d", r->split_depth);
-    printf(", %" PRIu64 " subproblem%s, %.3f s", r->subproblems, r->subproblems == 1 ? "" : "s",
-           r->seconds);
-    if (r->has_nodes && r->seconds > 0)
+    printf(", %" PRIu64 " subproblem%s", r->subproblems, r->subproblems == 1 ? "" : "s");
+    if (r->units_resumed)
+        printf(" (%" PRIu64 " resumed from the journal)", r->units_resumed);
+    printf(", %.3f s", r->seconds);
+    /* A resumed run's nodes were mostly searched by earlier processes. */
+    if (r->has_nodes && r->seconds > 0 && !r->units_resumed)
         printf(", %.3g nodes/s", (double)r->nodes / r->seconds);
     putchar('\n');
 }

@@ -21,6 +21,8 @@
 #define NQ_CLI_LIST_MAX_N 12
 
 enum nq_cli_format { NQ_CLI_FORMAT_BOARD, NQ_CLI_FORMAT_COLUMNS };
+/* --progress / --no-progress; AUTO shows progress on a terminal only. */
+enum nq_cli_progress { NQ_CLI_PROGRESS_AUTO, NQ_CLI_PROGRESS_ON, NQ_CLI_PROGRESS_OFF };
 
 typedef struct nq_cli_options {
     nq_settings settings;
@@ -29,6 +31,7 @@ typedef struct nq_cli_options {
     int list;
     uint64_t limit;
     enum nq_cli_format format;
+    enum nq_cli_progress progress;
 } nq_cli_options;
 
 /* What the command line asks for. */

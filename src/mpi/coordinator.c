@@ -16,6 +16,7 @@
 
 #include "coordinator.h"
 #include "job.h"
+#include "journal.h"
 #include "nap.h"
 #include "protocol.h"
 #include "team.h"
@@ -31,6 +32,8 @@ typedef struct coord {
     nq_counts sum;
     uint64_t units_done, chunks_done;
     atomic_int stop;           /* tells rank 0's own team to stop */
+    nq_journal *journal;       /* optional */
+    int journal_error;         /* first failed nq_journal_record(), else 0 */
 } coord;
 
 static uint64_t chunk_size(const coord *c, uint64_t chunk)
@@ -58,6 +61,11 @@ static void record(coord *c, uint64_t chunk, const nq_counts *counts)
     nq_counts_add(&c->sum, counts);
     c->units_done += chunk_size(c, chunk);
     c->chunks_done++;
+    if (c->journal) {
+        int ret = nq_journal_record(c->journal, chunk, counts);
+        if (ret < 0 && !c->journal_error)
+            c->journal_error = ret;
+    }
 }
 
 static int coord_take(void *user, uint64_t *chunk)
@@ -165,7 +173,18 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     c->units = nq_job_units(cfg->job);
     c->chunk_units = nq_mpi_chunk_units(cfg->job);
     c->chunks = nq_mpi_chunks(cfg->job, c->chunk_units);
-    const uint64_t resumed = 0;
+    uint64_t resumed = 0;
+    if (cfg->journal) {
+        /* Resume: the journal's finished chunks are counted and skipped. */
+        c->journal = cfg->journal;
+        c->skip = nq_journal_done(cfg->journal);
+        c->sum = nq_journal_resumed_counts(cfg->journal);
+        resumed = nq_journal_resumed_units(cfg->journal);
+        c->units_done = resumed;
+        for (uint64_t i = 0; i < c->chunks; i++)
+            c->chunks_done += c->skip[i] != 0;
+    }
+    double next_flush = start + cfg->checkpoint_interval;
 
     atomic_init(&c->stop, 0);
     unsigned char *gone = calloc((size_t)cfg->ranks, 1); /* ranks that said BYE */
@@ -202,6 +221,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
 
     int left = cfg->ranks - 1;
     double stop_deadline = 0; /* set when the run is closed early */
+    int flushed_on_stop = 0;
     double next_progress = start + cfg->progress_interval;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
@@ -256,6 +276,17 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
             out->abandoned = 1;
             break;
         }
+        if (c->journal && (nq_now() >= next_flush || (stop_deadline > 0 && !flushed_on_stop))) {
+            /* On a stop, flush at once: mpiexec may kill us soon. */
+            flushed_on_stop = stop_deadline > 0;
+            if (nq_journal_flush(c->journal, 1) < 0 && !failure) {
+                failure = NQ_EIO;
+                failed_rank = 0;
+                snprintf(out->message, sizeof out->message, "rank 0: %s",
+                         nq_journal_last_error(c->journal));
+            }
+            next_flush = nq_now() + cfg->checkpoint_interval;
+        }
         if (cfg->progress && nq_now() >= next_progress) {
             report_progress(cfg, c, resumed, start, 0);
             next_progress = nq_now() + cfg->progress_interval;
@@ -268,12 +299,28 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
             failure = joined, failed_rank = 0;
     }
 
+    pthread_mutex_lock(&c->lock);
+    if (!failure && c->journal_error)
+        failure = c->journal_error, failed_rank = 0;
+    const int complete = c->chunks_done >= c->chunks;
+    pthread_mutex_unlock(&c->lock);
+    if (c->journal && !failure) {
+        /* Complete: mark it so; otherwise keep what finished for a rerun. */
+        int jr = complete && !out->abandoned ? nq_journal_finish(c->journal)
+                                             : nq_journal_flush(c->journal, 1);
+        if (jr < 0) {
+            failure = jr, failed_rank = 0;
+            snprintf(out->message, sizeof out->message, "rank 0: %s",
+                     nq_journal_last_error(c->journal));
+        }
+    }
     if (ret == 0) {
         if (failure) {
             ret = failure;
-            snprintf(out->message, sizeof out->message, "rank %d failed: %s", failed_rank,
-                     nq_strerror(failure));
-        } else if (c->chunks_done < c->chunks) {
+            if (!out->message[0])
+                snprintf(out->message, sizeof out->message, "rank %d failed: %s", failed_rank,
+                         nq_strerror(failure));
+        } else if (!complete) {
             ret = NQ_ECANCELLED;
         }
     }

@@ -22,6 +22,11 @@ typedef struct nq_mpi_coord_config {
     nq_progress_fn progress; /* optional; called on the main thread */
     void *progress_user;
     double progress_interval;
+    /* Optional, opened on the job: finished chunks are skipped, new ones
+     * recorded, flushed and fsynced every checkpoint_interval seconds, at
+     * once on cancel or failure, and finished when the run completes. */
+    struct nq_journal *journal;
+    double checkpoint_interval;
 } nq_mpi_coord_config;
 
 typedef struct nq_mpi_outcome {

@@ -4,15 +4,11 @@
 #include "team.h"
 
 #include "job.h"
+#include "journal.h"
 
 uint64_t nq_mpi_chunk_units(const nq_job *job)
 {
-    /* Interim twin of nq_journal_chunk_units() (about 4096 chunks a job)
-     * until the journal lands; then this returns that function's value. */
-    const uint64_t target = 4096;
-    uint64_t units = nq_job_units(job);
-    uint64_t per = (units + target - 1) / target;
-    return per ? per : 1;
+    return nq_journal_chunk_units(job);
 }
 
 uint64_t nq_mpi_chunks(const nq_job *job, uint64_t chunk_units)
