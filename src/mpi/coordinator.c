@@ -222,6 +222,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     int left = cfg->ranks - 1;
     double stop_deadline = 0; /* set when the run is closed early */
     int flushed_on_stop = 0;
+    int journal_failed = 0; /* no more writes once the journal failed */
     double next_progress = start + cfg->progress_interval;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
@@ -279,11 +280,14 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
         if (c->journal && (nq_now() >= next_flush || (stop_deadline > 0 && !flushed_on_stop))) {
             /* On a stop, flush at once: mpiexec may kill us soon. */
             flushed_on_stop = stop_deadline > 0;
-            if (nq_journal_flush(c->journal, 1) < 0 && !failure) {
-                failure = NQ_EIO;
-                failed_rank = 0;
-                snprintf(out->message, sizeof out->message, "rank 0: %s",
-                         nq_journal_last_error(c->journal));
+            if (!journal_failed && nq_journal_flush(c->journal, 1) < 0) {
+                journal_failed = 1;
+                if (!failure) {
+                    failure = NQ_EIO;
+                    failed_rank = 0;
+                    snprintf(out->message, sizeof out->message, "rank 0: %s",
+                             nq_journal_last_error(c->journal));
+                }
             }
             next_flush = nq_now() + cfg->checkpoint_interval;
         }
@@ -300,15 +304,19 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     }
 
     pthread_mutex_lock(&c->lock);
-    if (!failure && c->journal_error)
-        failure = c->journal_error, failed_rank = 0;
+    if (c->journal_error) {
+        journal_failed = 1;
+        if (!failure)
+            failure = c->journal_error, failed_rank = 0;
+    }
     const int complete = c->chunks_done >= c->chunks;
     pthread_mutex_unlock(&c->lock);
-    if (c->journal && !failure) {
-        /* Complete: mark it so; otherwise keep what finished for a rerun. */
-        int jr = complete && !out->abandoned ? nq_journal_finish(c->journal)
-                                             : nq_journal_flush(c->journal, 1);
-        if (jr < 0) {
+    if (c->journal && !journal_failed) {
+        /* Complete: mark it so; otherwise keep what finished for a rerun
+         * (after a failed rank too: what the others finished is good). */
+        int jr = complete && !failure && !out->abandoned ? nq_journal_finish(c->journal)
+                                                         : nq_journal_flush(c->journal, 1);
+        if (jr < 0 && !failure) {
             failure = jr, failed_rank = 0;
             snprintf(out->message, sizeof out->message, "rank 0: %s",
                      nq_journal_last_error(c->journal));

@@ -23,6 +23,7 @@
 #include "coordinator.h"
 #include "job.h"
 #include "journal.h"
+#include "nap.h"
 #include "options.h"
 #include "protocol.h"
 #include "worker.h"
@@ -242,6 +243,10 @@ int main(int argc, char **argv)
         int sig = nq_cli_first_signal;
         status = ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + (sig > 0 ? sig : 15) : 1;
     }
+    /* Meet the other ranks without spinning, then finalize. */
+    MPI_Request closing;
+    MPI_Ibarrier(MPI_COMM_WORLD, &closing);
+    nq_mpi_wait_napping(&closing);
     nq_job_free(&job);
     free(typed);
     MPI_Finalize();
