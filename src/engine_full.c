@@ -114,7 +114,7 @@ static int attacks(int r1, int c1, int r2, int c2)
  * corner cases agree: t = 0 exactly when l = 0, and so on), its queens do
  * not attack each other, and it is canonical.  Returns 1 then, else 0.
  */
-static int make_constellation(int n, int t, int b, int l, int r, full_const *c)
+static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
 {
     const int m = n - 1;
     /* A corner queen is in two border lines; both must name it. */
@@ -144,7 +144,7 @@ static int make_constellation(int n, int t, int b, int l, int r, full_const *c)
         for (int i = 0; i < count; i++)
             nq_sym_point(g, n, qr[i], qc[i], &ir[i], &ic[i]);
         const uint32_t image = constellation_key(n, count, ir, ic);
-        if (image < key)
+        if (image < key && canonical)
             return 0;
         if (image == key)
             c->stab[c->nstab++] = (uint8_t)g;
@@ -246,6 +246,49 @@ static uint64_t estimate(const full_const *c, int level, uint32_t cols, uint32_t
     return nodes;
 }
 
+/* Levels looked ahead when choosing a constellation's orientation: deeper
+ * guesses choose better, but planning costs about n^(4 + levels). */
+static int orient_levels(int n)
+{
+    return n <= 18 ? 4 : n <= 24 ? 3 : 2;
+}
+
+/*
+ * Replaces c by the image of c whose search the look-ahead finds cheapest
+ * (ties: the smallest key).  Any rule that picks one member of each orbit
+ * is correct, as the weights depend on |Stab(c)| alone; this one matters
+ * for speed: the search runs top-down, so it pays to have the border queens
+ * that cut the first rows hardest on top.
+ */
+static void orient(int n, full_const *c)
+{
+    const int count = c->queens;
+    const int E = orient_levels(n);
+    uint64_t best = estimate(c, 0, c->cols, 0, 0, E);
+    uint32_t best_key = constellation_key(n, count, c->qrow, c->qcol);
+    full_const base = *c, cand;
+    for (int g = 1; g < NQ_SYMMETRIES; g++) {
+        int ir[4], ic[4];
+        for (int i = 0; i < count; i++)
+            nq_sym_point(g, n, base.qrow[i], base.qcol[i], &ir[i], &ic[i]);
+        const uint32_t key = constellation_key(n, count, ir, ic);
+        int t = 0, b = 0, l = 0, r = 0;
+        for (int i = 0; i < count; i++) {
+            if (ir[i] == 0) t = ic[i];
+            if (ir[i] == n - 1) b = ic[i];
+            if (ic[i] == 0) l = ir[i];
+            if (ic[i] == n - 1) r = ir[i];
+        }
+        make_constellation(n, t, b, l, r, 0, &cand);
+        uint64_t e = estimate(&cand, 0, cand.cols, 0, 0, E);
+        if (e < best || (e == best && key < best_key)) {
+            best = e;
+            best_key = key;
+            *c = cand;
+        }
+    }
+}
+
 /* Costliest first; ties keep the planning order, so the list is deterministic. */
 static int by_estimate(const void *a, const void *b)
 {
@@ -300,7 +343,10 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
                         plan->consts = grown;
                         cap *= 2;
                     }
-                    nconst += make_constellation(n, t, b, l, r, &plan->consts[nconst]);
+                    if (!make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]))
+                        continue;
+                    orient(n, &plan->consts[nconst]);
+                    nconst++;
                 }
 
     /* Prefix levels: as asked, or the fewest giving enough units. */
@@ -378,6 +424,10 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
     const int last = c->levels - 2; /* the level before the last */
     int d = level;
     uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
+    /* The next level's border attacks and row distance stay in registers
+     * while the candidates of level d are tried. */
+    uint32_t next_fixed = c->fixed[d + 1];
+    int sh = c->shift[d];
     uint64_t count = 0;
 
     /* Hot loop: one iteration places one queen or backtracks one level. */
@@ -386,13 +436,12 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
             /* x & -x isolates the lowest set bit: the next square to try. */
             uint32_t bit = free_sq & (0u - free_sq);
             free_sq ^= bit;
-            const int sh = c->shift[d];
             uint32_t ncols = cols | bit;
             /* Diagonals move one column per row, so sh columns down to the
              * next free row; bits pushed past the board are masked by cols. */
             uint32_t nleft = (left | bit) << sh;
             uint32_t nright = (right | bit) >> sh;
-            uint32_t nfree = ~(ncols | nleft | nright | c->fixed[d + 1]);
+            uint32_t nfree = ~(ncols | nleft | nright | next_fixed);
             if (d == last) {
                 count += nfree != 0; /* the last level has at most one free square */
                 continue;
@@ -407,6 +456,8 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
                 left = nleft;
                 right = nright;
                 free_sq = nfree;
+                next_fixed = c->fixed[d + 1];
+                sh = c->shift[d];
             }
             continue;
         }
@@ -417,6 +468,8 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
         cols = st_cols[d];
         left = st_left[d];
         right = st_right[d];
+        next_fixed = c->fixed[d + 1];
+        sh = c->shift[d];
     }
     return count;
 }
