@@ -424,10 +424,10 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
     const int last = c->levels - 2; /* the level before the last */
     int d = level;
     uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
-    /* The next level's border attacks and row distance stay in registers
-     * while the candidates of level d are tried. */
-    uint32_t next_fixed = c->fixed[d + 1];
-    int sh = c->shift[d];
+    /* Per-level constants of the two levels below d, kept in registers while
+     * the candidates of level d are tried. */
+    uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
+    int sh = c->shift[d], sh1 = c->shift[d + 1];
     uint64_t count = 0;
 
     /* Hot loop: one iteration places one queen or backtracks one level. */
@@ -441,12 +441,17 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
              * next free row; bits pushed past the board are masked by cols. */
             uint32_t nleft = (left | bit) << sh;
             uint32_t nright = (right | bit) >> sh;
-            uint32_t nfree = ~(ncols | nleft | nright | next_fixed);
+            uint32_t nfree = ~(ncols | nleft | nright | fixed1);
             if (d == last) {
                 count += nfree != 0; /* the last level has at most one free square */
                 continue;
             }
-            if (nfree) {
+            /* Descend only if the next level has a free square and the one
+             * after it is not already fully attacked (shifting once more
+             * projects the diagonals there); the AND with a 0/-1 mask keeps
+             * this a single branch. */
+            uint32_t after = ~(ncols | (nleft << sh1) | (nright >> sh1) | fixed2);
+            if (nfree & (0u - (uint32_t)(after != 0))) {
                 st_free[d] = free_sq;
                 st_cols[d] = cols;
                 st_left[d] = left;
@@ -456,8 +461,10 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
                 left = nleft;
                 right = nright;
                 free_sq = nfree;
-                next_fixed = c->fixed[d + 1];
-                sh = c->shift[d];
+                fixed1 = fixed2;
+                fixed2 = c->fixed[d + 2];
+                sh = sh1;
+                sh1 = c->shift[d + 1];
             }
             continue;
         }
@@ -468,8 +475,10 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
         cols = st_cols[d];
         left = st_left[d];
         right = st_right[d];
-        next_fixed = c->fixed[d + 1];
+        fixed1 = c->fixed[d + 1];
+        fixed2 = c->fixed[d + 2];
         sh = c->shift[d];
+        sh1 = c->shift[d + 1];
     }
     return count;
 }
