@@ -253,34 +253,51 @@ static int orient_levels(int n)
     return n <= 18 ? 4 : n <= 24 ? 3 : 2;
 }
 
+/* Queens and key of constellation c seen through symmetry g, as a new
+ * constellation in *out (its own stabiliser and tables). */
+static void image_of(int n, const full_const *c, int g, full_const *out, uint32_t *key)
+{
+    int ir[4], ic[4];
+    for (int i = 0; i < c->queens; i++)
+        nq_sym_point(g, n, c->qrow[i], c->qcol[i], &ir[i], &ic[i]);
+    *key = constellation_key(n, c->queens, ir, ic);
+    int t = 0, b = 0, l = 0, r = 0;
+    for (int i = 0; i < c->queens; i++) {
+        if (ir[i] == 0)
+            t = ic[i];
+        if (ir[i] == n - 1)
+            b = ic[i];
+        if (ic[i] == 0)
+            l = ir[i];
+        if (ic[i] == n - 1)
+            r = ir[i];
+    }
+    make_constellation(n, t, b, l, r, 0, out);
+}
+
 /*
  * Replaces c by the image of c whose search the look-ahead finds cheapest
  * (ties: the smallest key).  Any rule that picks one member of each orbit
  * is correct, as the weights depend on |Stab(c)| alone; this one matters
  * for speed: the search runs top-down, so it pays to have the border queens
- * that cut the first rows hardest on top.
+ * that cut the first rows hardest on top.  A left-right mirror does not
+ * change the size of a top-down search, so only the four rotations are
+ * estimated; reflection 4 + k is the mirror of rotation rot_of[k].
  */
 static void orient(int n, full_const *c)
 {
-    const int count = c->queens;
+    static const int rot_of[4] = {0, 2, 1, 3};
     const int E = orient_levels(n);
-    uint64_t best = estimate(c, 0, c->cols, 0, 0, E);
-    uint32_t best_key = constellation_key(n, count, c->qrow, c->qcol);
-    full_const base = *c, cand;
-    for (int g = 1; g < NQ_SYMMETRIES; g++) {
-        int ir[4], ic[4];
-        for (int i = 0; i < count; i++)
-            nq_sym_point(g, n, base.qrow[i], base.qcol[i], &ir[i], &ic[i]);
-        const uint32_t key = constellation_key(n, count, ir, ic);
-        int t = 0, b = 0, l = 0, r = 0;
-        for (int i = 0; i < count; i++) {
-            if (ir[i] == 0) t = ic[i];
-            if (ir[i] == n - 1) b = ic[i];
-            if (ic[i] == 0) l = ir[i];
-            if (ic[i] == n - 1) r = ir[i];
-        }
-        make_constellation(n, t, b, l, r, 0, &cand);
-        uint64_t e = estimate(&cand, 0, cand.cols, 0, 0, E);
+    const full_const base = *c;
+    uint64_t cost[4];
+    full_const cand;
+    uint32_t key, best_key = 0;
+    uint64_t best = UINT64_MAX;
+    for (int g = 0; g < NQ_SYMMETRIES; g++) {
+        image_of(n, &base, g, &cand, &key);
+        if (g < 4)
+            cost[g] = estimate(&cand, 0, cand.cols, 0, 0, E);
+        const uint64_t e = g < 4 ? cost[g] : cost[rot_of[g - 4]];
         if (e < best || (e == best && key < best_key)) {
             best = e;
             best_key = key;
@@ -343,11 +360,15 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
                         plan->consts = grown;
                         cap *= 2;
                     }
-                    if (!make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]))
-                        continue;
-                    orient(n, &plan->consts[nconst]);
-                    nconst++;
+                    nconst += make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]);
                 }
+    /* Orbits are oriented independently, so the threads share the work;
+     * the result does not depend on how. */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(job->threads)
+#endif
+    for (long i = 0; i < (long)nconst; i++)
+        orient(n, &plan->consts[i]);
 
     /* Prefix levels: as asked, or the fewest giving enough units. */
     int split = s->split_depth;
@@ -377,10 +398,13 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
         free(list.items);
         return NQ_ENOMEM;
     }
-    for (size_t i = 0; i < list.count; i++) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64) num_threads(job->threads)
+#endif
+    for (long i = 0; i < (long)list.count; i++) {
         full_unit *u = &list.items[i];
         const full_const *c = &plan->consts[u->constellation];
-        u->order = i;
+        u->order = (uint64_t)i;
         u->estimate = estimate(c, u->level, u->cols, u->left, u->right,
                                NQ_FULL_ESTIMATE_LEVELS);
         if (c->nstab > 1)
