@@ -8,10 +8,11 @@
  * positions, written (t, b, l, r) = (column of the top queen, column of the
  * bottom queen, row of the left queen, row of the right queen), form the
  * solution's constellation.  A board symmetry maps border lines onto border
- * lines, so it maps constellations onto constellations.  The plan keeps only
- * constellations whose key ((t*n + b)*n + l)*n + r is the smallest of the
- * eight images; every solution class has members with a canonical
- * constellation, and the engine counts exactly those members:
+ * lines, so it maps constellations onto constellations.  The plan keeps one
+ * representative c of every orbit of constellations (found as the image
+ * with the smallest key ((t*n + b)*n + l)*n + r, then turned to the image
+ * whose search is cheapest, see orient()); every solution class has members
+ * with constellation c, and the engine counts exactly those members:
  *
  *  - total: the orbit of a solution s contains |G|/|Stab(s)| boards, and
  *    those whose constellation is the canonical c are the images g(s) with g
@@ -30,8 +31,9 @@
  * their diagonals are blocked in every row before the first queen is placed,
  * four columns and up to four rows are already decided, and dead ends show
  * up rows earlier than in a row-by-row search.  Each constellation (or, when
- * more units are wanted, each placement of its first free rows) is one unit,
- * and the units are sorted so that the costliest ones run first.
+ * more units are wanted, each placement of its first free rows: the split
+ * depth) is one unit, and the units are sorted so that the costliest ones,
+ * by a short look-ahead count, run first.
  *
  * Boards with n <= NQ_FULL_SMALL_N are too small for constellations (border
  * queens would fill every row) and are enumerated explicitly in one unit.
@@ -61,7 +63,7 @@ typedef struct {
     uint8_t row[NQ_MAX_N];    /* per level: its board row */
     uint32_t cols;            /* border queens' columns, plus every bit >= n */
     int levels;               /* rows left free for the search */
-    int queens;               /* distinct border queens (2..4) */
+    int queens;               /* distinct border queens: 3, or 4 without a corner */
     int qrow[4], qcol[4];     /* their squares */
     int weight;               /* 8 / |Stab(c)| */
     int nstab;                /* |Stab(c)| */
@@ -110,9 +112,11 @@ static int attacks(int r1, int c1, int r2, int c2)
 }
 
 /*
- * Fills *c for constellation (t, b, l, r) of n when it is consistent (the
- * corner cases agree: t = 0 exactly when l = 0, and so on), its queens do
- * not attack each other, and it is canonical.  Returns 1 then, else 0.
+ * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
+ * search tables, when it is consistent (the corner cases agree: t = 0
+ * exactly when l = 0, and so on), its queens do not attack each other, and,
+ * if `canonical` is set, no image has a smaller key.  Returns 1 then, else 0
+ * (*c is then unspecified).
  */
 static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
 {
@@ -344,7 +348,7 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
         return 0;
     }
 
-    /* Canonical constellations, in key order. */
+    /* One constellation per orbit, in key order. */
     size_t nconst = 0, cap = 256;
     plan->consts = malloc(cap * sizeof *plan->consts);
     if (!plan->consts)
