@@ -53,8 +53,9 @@
 #define NQ_FULL_UNITS_PER_THREAD 64
 /* Most prefix levels automatic splitting adds. */
 #define NQ_FULL_AUTO_MAX_SPLIT 2
-/* Levels looked ahead when estimating a unit's cost for the ordering. */
-#define NQ_FULL_ESTIMATE_LEVELS 3
+/* Levels looked ahead when estimating a unit's cost for the ordering; the
+ * planning cost grows as n^levels per unit, so large boards look less far. */
+#define NQ_FULL_ESTIMATE_LEVELS(n) ((n) <= 20 ? 3 : (n) <= 26 ? 2 : 1)
 
 /* One canonical constellation and the tables its inner search needs. */
 typedef struct {
@@ -254,29 +255,24 @@ static uint64_t estimate(const full_const *c, int level, uint32_t cols, uint32_t
  * guesses choose better, but planning costs about n^(4 + levels). */
 static int orient_levels(int n)
 {
-    return n <= 18 ? 4 : n <= 24 ? 3 : 2;
+    return n <= 18 ? 4 : n <= 22 ? 3 : n <= 26 ? 2 : 1;
 }
 
-/* Queens and key of constellation c seen through symmetry g, as a new
- * constellation in *out (its own stabiliser and tables). */
-static void image_of(int n, const full_const *c, int g, full_const *out, uint32_t *key)
+/* Key of constellation c seen through symmetry g; with `out`, also that
+ * image as a constellation of its own (stabiliser and search tables). */
+static uint32_t image_of(int n, const full_const *c, int g, full_const *out)
 {
     int ir[4], ic[4];
     for (int i = 0; i < c->queens; i++)
         nq_sym_point(g, n, c->qrow[i], c->qcol[i], &ir[i], &ic[i]);
-    *key = constellation_key(n, c->queens, ir, ic);
-    int t = 0, b = 0, l = 0, r = 0;
-    for (int i = 0; i < c->queens; i++) {
-        if (ir[i] == 0)
-            t = ic[i];
-        if (ir[i] == n - 1)
-            b = ic[i];
-        if (ic[i] == 0)
-            l = ir[i];
-        if (ic[i] == n - 1)
-            r = ir[i];
+    const uint32_t key = constellation_key(n, c->queens, ir, ic);
+    if (out) {
+        /* The key is ((t*n + b)*n + l)*n + r: read the image back off it. */
+        const int t = (int)(key / (uint32_t)(n * n * n)), b = (int)(key / (uint32_t)(n * n) % n);
+        const int l = (int)(key / (uint32_t)n % n), r = (int)(key % (uint32_t)n);
+        make_constellation(n, t, b, l, r, 0, out);
     }
-    make_constellation(n, t, b, l, r, 0, out);
+    return key;
 }
 
 /*
@@ -295,19 +291,22 @@ static void orient(int n, full_const *c)
     const full_const base = *c;
     uint64_t cost[4];
     full_const cand;
-    uint32_t key, best_key = 0;
+    uint32_t best_key = 0;
     uint64_t best = UINT64_MAX;
+    int best_g = 0;
     for (int g = 0; g < NQ_SYMMETRIES; g++) {
-        image_of(n, &base, g, &cand, &key);
+        /* Only rotations need their tables built, for the estimate. */
+        const uint32_t key = image_of(n, &base, g, g < 4 ? &cand : NULL);
         if (g < 4)
             cost[g] = estimate(&cand, 0, cand.cols, 0, 0, E);
         const uint64_t e = g < 4 ? cost[g] : cost[rot_of[g - 4]];
         if (e < best || (e == best && key < best_key)) {
             best = e;
             best_key = key;
-            *c = cand;
+            best_g = g;
         }
     }
+    image_of(n, &base, best_g, c);
 }
 
 /* Costliest first; ties keep the planning order, so the list is deterministic. */
@@ -410,9 +409,7 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
         const full_const *c = &plan->consts[u->constellation];
         u->order = (uint64_t)i;
         u->estimate = estimate(c, u->level, u->cols, u->left, u->right,
-                               NQ_FULL_ESTIMATE_LEVELS);
-        if (c->nstab > 1)
-            u->estimate *= 4; /* the explicit path is several times slower */
+                               NQ_FULL_ESTIMATE_LEVELS(n));
     }
     qsort(list.items, list.count, sizeof *list.items, by_estimate);
 
