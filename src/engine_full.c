@@ -53,6 +53,9 @@
 #define NQ_FULL_UNITS_PER_THREAD 64
 /* Most prefix levels automatic splitting adds. */
 #define NQ_FULL_AUTO_MAX_SPLIT 2
+/* Smallest n whose planning is worth a parallel region (below it the plan
+ * takes a few milliseconds, less than waking the threads may cost). */
+#define NQ_FULL_PARALLEL_PLAN_N 16
 /* Levels looked ahead when estimating a unit's cost for the ordering; the
  * planning cost grows as n^levels per unit, so large boards look less far. */
 #define NQ_FULL_ESTIMATE_LEVELS(n) ((n) <= 20 ? 3 : (n) <= 26 ? 2 : 1)
@@ -368,7 +371,7 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
     /* Orbits are oriented independently, so the threads share the work;
      * the result does not depend on how. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(job->threads)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
 #endif
     for (long i = 0; i < (long)nconst; i++)
         orient(n, &plan->consts[i]);
@@ -402,7 +405,7 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
         return NQ_ENOMEM;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) num_threads(job->threads)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
 #endif
     for (long i = 0; i < (long)list.count; i++) {
         full_unit *u = &list.items[i];
