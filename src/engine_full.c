@@ -110,6 +110,7 @@ static uint32_t constellation_key(int n, int count, const int *qr, const int *qc
     return (uint32_t)(((t * n + b) * n + l) * n + r);
 }
 
+/* 1 when queens on (r1, c1) and (r2, c2) share a row, column or diagonal. */
 static int attacks(int r1, int c1, int r2, int c2)
 {
     return r1 == r2 || c1 == c2 || abs(r1 - r2) == abs(c1 - c2);
@@ -332,6 +333,14 @@ static void full_release(nq_job *job)
     job->plan = NULL;
 }
 
+/*
+ * The engine's plan(): one unit for n <= NQ_FULL_SMALL_N; otherwise one
+ * constellation per orbit, oriented for speed, each expanded by the split
+ * depth's prefix rows, sorted costliest first.  The list depends only on n
+ * and the split depth (the automatic one follows the thread count), never on
+ * timing, and the identity hashes n, the depth and every unit's queens and
+ * prefix in order.  Returns 0 or NQ_ENOMEM (release() then frees the plan).
+ */
 static int full_plan_job(nq_job *job, const nq_settings *s)
 {
     const int n = job->n;
