@@ -255,11 +255,48 @@ static uint64_t estimate(const full_const *c, int level, uint32_t cols, uint32_t
     return nodes;
 }
 
-/* Levels looked ahead when choosing a constellation's orientation: deeper
- * guesses choose better, but planning costs about n^(4 + levels). */
-static int orient_levels(int n)
+/* Random walks per orientation when choosing a constellation's
+ * orientation: more guess better, planning costs about probes * n per
+ * image. */
+static int orient_probes(int n)
 {
-    return n <= 18 ? 4 : n <= 22 ? 3 : n <= 26 ? 2 : 1;
+    return n <= 20 ? 64 : n <= 24 ? 16 : 8;
+}
+
+/*
+ * Knuth's estimate of the size of c's search tree: the average, over
+ * `probes` random walks from the first free row down, of the sum of the
+ * products of the branching factors met.  Unlike a short exhaustive
+ * look-ahead it sees the deep rows, where most of the work is.  The walks
+ * come from a xorshift generator seeded with `seed`, so the estimate (and
+ * the plan) is deterministic.
+ */
+static uint64_t probe_estimate(const full_const *c, uint32_t seed, int probes)
+{
+    uint64_t x = UINT64_C(0x9e3779b97f4a7c15) ^ seed, total = 0;
+    for (int p = 0; p < probes; p++) {
+        uint32_t cols = c->cols, left = 0, right = 0;
+        uint64_t width = 1;
+        for (int level = 0; level < c->levels; level++) {
+            uint32_t free_sq = ~(cols | left | right | c->fixed[level]);
+            const int k = __builtin_popcount(free_sq);
+            if (k == 0)
+                break;
+            width *= (uint64_t)k; /* nodes this level holds, as seen from the walk */
+            total += width;
+            x ^= x << 13; /* xorshift64: a fixed, cheap pseudo-random sequence */
+            x ^= x >> 7;
+            x ^= x << 17;
+            for (int skip = (int)((x >> 32) % (uint64_t)k); skip > 0; skip--)
+                free_sq &= free_sq - 1; /* x & (x-1) drops the lowest candidate */
+            const uint32_t bit = free_sq & (0u - free_sq); /* x & -x: the chosen one */
+            const int sh = c->shift[level];
+            cols |= bit;
+            left = (left | bit) << sh;
+            right = (right | bit) >> sh;
+        }
+    }
+    return total;
 }
 
 /* Key of constellation c seen through symmetry g; with `out`, also that
@@ -280,7 +317,7 @@ static uint32_t image_of(int n, const full_const *c, int g, full_const *out)
 }
 
 /*
- * Replaces c by the image of c whose search the look-ahead finds cheapest
+ * Replaces c by the image of c whose search probe_estimate() finds cheapest
  * (ties: the smallest key).  Any rule that picks one member of each orbit
  * is correct, as the weights depend on |Stab(c)| alone; this one matters
  * for speed: the search runs top-down, so it pays to have the border queens
@@ -291,7 +328,7 @@ static uint32_t image_of(int n, const full_const *c, int g, full_const *out)
 static void orient(int n, full_const *c)
 {
     static const int rot_of[4] = {0, 2, 1, 3};
-    const int E = orient_levels(n);
+    const int probes = orient_probes(n);
     const full_const base = *c;
     uint64_t cost[4];
     full_const cand;
@@ -302,7 +339,7 @@ static void orient(int n, full_const *c)
         /* Only rotations need their tables built, for the estimate. */
         const uint32_t key = image_of(n, &base, g, g < 4 ? &cand : NULL);
         if (g < 4)
-            cost[g] = estimate(&cand, 0, cand.cols, 0, 0, E);
+            cost[g] = probe_estimate(&cand, key, probes);
         const uint64_t e = g < 4 ? cost[g] : cost[rot_of[g - 4]];
         if (e < best || (e == best && key < best_key)) {
             best = e;
