@@ -283,6 +283,14 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     while (!ei.done && (nw || !west_whole)) {
         const size_t ne = half_next(p, &s, &ei, p1, p2, s.east, cap);
         if (west_whole) {
+#ifdef NQ_MITM_STATS
+            { extern unsigned long long st_ne, st_nw, st_pairs, st_units, st_small, st_blocks;
+              st_ne += ne; st_nw += nw; st_pairs += (unsigned long long)ne * nw; st_units++;
+              size_t big = ne > nw ? ne : nw, sm = ne > nw ? nw : ne;
+              st_blocks += (big + 511) / 512 * sm; st_small += sm < 64;
+              extern size_t st_distinct(uint64_t *, size_t); extern unsigned long long st_de, st_dw;
+              st_de += st_distinct(s.east, ne); st_dw += st_distinct(s.west, nw); }
+#endif
             pairs += nq_join_count(s.east, ne, s.west, nw, p->sig_bits, s.js);
             continue;
         }

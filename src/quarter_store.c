@@ -28,7 +28,7 @@ typedef struct walk {
 static void walk_rows(walk *w, int i, uint32_t rows, uint32_t cols, uint32_t d1, uint32_t d2)
 {
     if (i == w->h) {
-        const uint32_t key = rows | cols << w->h;
+        const uint32_t key = rows << w->h | cols;
         if (w->fill)
             w->diag[w->start[key]++] = (uint64_t)d1 | (uint64_t)d2 << 32;
         else

@@ -20,7 +20,9 @@
 typedef struct nq_quarter_store {
     int h;
     uint64_t placements; /* entries in diag[] */
-    /* Group key = rows | cols << h.  Group k is diag[start[k] .. start[k+1]). */
+    /* Group key = rows << h | cols, so the groups of one row set are
+     * adjacent (a unit walks all column sets of a few row sets).  Group k
+     * is diag[start[k] .. start[k+1]). */
     uint32_t *start;     /* 4^h + 1 offsets */
     /* Per placement: bits 0..31 the local "sum" diagonals (bit i + j),
      * bits 32..63 the local "difference" diagonals (bit i - j + h - 1),
@@ -48,7 +50,7 @@ size_t nq_quarter_store_bytes(int h);
 static inline uint32_t nq_quarter_group(const nq_quarter_store *qs, uint32_t rows,
                                         uint32_t cols, const uint64_t **first)
 {
-    const uint32_t key = rows | cols << qs->h;
+    const uint32_t key = rows << qs->h | cols;
     *first = qs->diag + qs->start[key];
     return qs->start[key + 1] - qs->start[key];
 }
