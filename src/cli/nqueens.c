@@ -18,7 +18,6 @@
 #include "nqueens/nqueens.h"
 
 #define EXIT_USAGE 2
-#define DEFAULT_N 8
 /* Largest N whose full listing is printed without --limit (N=12: 14200). */
 #define LIST_MAX_N 12
 
@@ -58,10 +57,10 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: nqueens [N] [options]\n"
-            "Counts the placements of N non-attacking queens on an N x N board (N = 1..32).\n"
+            "Usage: nqueens N [options]\n"
+            "Counts the placements of N non-attacking queens on an N x N board.\n"
             "\n"
-            "  N                     board size (default %d)\n"
+            "  N                     board size, 1..32 (required)\n"
             "  -t, --threads T       worker threads, 1..%d (default: OMP_NUM_THREADS or all cores)\n"
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
@@ -72,7 +71,7 @@ static void usage(FILE *out)
             "      --format F        listing format: board, columns (default: board)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
-            DEFAULT_N, NQ_MAX_THREADS, LIST_MAX_N);
+            NQ_MAX_THREADS, LIST_MAX_N);
 }
 
 /* One-line error on stderr and exit status 2: nothing reaches stdout. */
@@ -109,7 +108,6 @@ static void parse_args(int argc, char **argv, cli_options *opt)
     long v;
     int limit_given = 0;
     nq_default_settings(&opt->settings);
-    opt->settings.n = DEFAULT_N;
 
     int c;
     opterr = 0; /* we print our own one-line errors */
@@ -164,13 +162,13 @@ static void parse_args(int argc, char **argv, cli_options *opt)
         }
     }
 
-    if (optind < argc) {
-        const char *arg = argv[optind++];
-        if (parse_long(arg, NQ_MIN_N, NQ_MAX_N, &v) < 0)
-            die_usage("invalid board size '%s': expected an integer from %d to %d", arg, NQ_MIN_N,
-                      NQ_MAX_N);
-        opt->settings.n = (int)v;
-    }
+    if (optind >= argc)
+        die_usage("missing board size N: expected an integer from %d to %d", NQ_MIN_N, NQ_MAX_N);
+    const char *arg = argv[optind++];
+    if (parse_long(arg, NQ_MIN_N, NQ_MAX_N, &v) < 0)
+        die_usage("invalid board size '%s': expected an integer from %d to %d", arg, NQ_MIN_N,
+                  NQ_MAX_N);
+    opt->settings.n = (int)v;
     if (optind < argc)
         die_usage("unexpected argument '%s': only one board size may be given", argv[optind]);
     if (limit_given && !opt->list)

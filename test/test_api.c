@@ -1,0 +1,188 @@
+/*
+ * test_api.c - the library's contract for bad settings, error text, engine
+ * names, 128-bit formatting and solution listing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "known.h"
+#include "nqueens/nqueens.h"
+
+static int count_with(nq_settings *s)
+{
+    nq_result r;
+    memset(&r, 0xab, sizeof r);
+    return nq_count(s, &r);
+}
+
+static void test_invalid_settings(void **state)
+{
+    (void)state;
+    nq_settings s;
+    const int bad_n[] = {0, -1, 33, 1000, -2147483647 - 1};
+    for (size_t i = 0; i < sizeof bad_n / sizeof *bad_n; i++) {
+        nq_default_settings(&s);
+        s.n = bad_n[i];
+        assert_int_equal(count_with(&s), NQ_EINVAL_N);
+        assert_int_equal(nq_validate_settings(&s), NQ_EINVAL_N);
+    }
+    const int bad_threads[] = {-1, NQ_MAX_THREADS + 1, -100};
+    for (size_t i = 0; i < sizeof bad_threads / sizeof *bad_threads; i++) {
+        nq_default_settings(&s);
+        s.threads = bad_threads[i];
+        assert_int_equal(count_with(&s), NQ_EINVAL_THREADS);
+    }
+    nq_default_settings(&s);
+    s.engine = (enum nq_engine)99;
+    assert_int_equal(count_with(&s), NQ_EINVAL_ENGINE);
+    s.engine = (enum nq_engine)-1;
+    assert_int_equal(count_with(&s), NQ_EINVAL_ENGINE);
+
+    nq_default_settings(&s);
+    s.n = 6;
+    s.split_depth = 7; /* deeper than the board */
+    assert_int_equal(count_with(&s), NQ_EINVAL_SPLIT);
+    s.split_depth = -1;
+    assert_int_equal(count_with(&s), NQ_EINVAL_SPLIT);
+    s.n = 20;
+    s.split_depth = NQ_MAX_SPLIT_DEPTH + 1;
+    assert_int_equal(count_with(&s), NQ_EINVAL_SPLIT);
+
+    nq_result r;
+    assert_int_equal(nq_count(NULL, &r), NQ_EINVAL_ARG);
+    nq_default_settings(&s);
+    assert_int_equal(nq_count(&s, NULL), NQ_EINVAL_ARG);
+    nq_job *job = (nq_job *)&r;
+    s.n = 0;
+    assert_int_equal(nq_job_create(&job, &s), NQ_EINVAL_N);
+    assert_null(job);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    nq_settings s;
+    memset(&s, 0x5a, sizeof s);
+    nq_default_settings(&s);
+    assert_int_equal(s.n, 8);
+    assert_int_equal(s.threads, 0);
+    assert_int_equal(s.engine, NQ_ENGINE_AUTO);
+    assert_int_equal(s.split_depth, 0);
+    assert_null(s.checkpoint_path);
+    assert_null(s.progress);
+    assert_null(s.cancel);
+    assert_int_equal(nq_validate_settings(&s), 0);
+    nq_result r;
+    assert_int_equal(nq_count(&s, &r), 0);
+    assert_true(r.total == 92);
+    assert_int_not_equal(r.engine, NQ_ENGINE_AUTO);
+}
+
+static void test_error_text(void **state)
+{
+    (void)state;
+    const int codes[] = {NQ_EINVAL_N, NQ_EINVAL_THREADS, NQ_EINVAL_ENGINE, NQ_EINVAL_SPLIT,
+                         NQ_EINVAL_ARG, NQ_ENOMEM, NQ_EIO, NQ_EJOURNAL_MISMATCH,
+                         NQ_EJOURNAL_CORRUPT, NQ_ECANCELLED, NQ_EUNSUPPORTED, NQ_ETOO_MANY};
+    const size_t count = sizeof codes / sizeof *codes;
+    for (size_t i = 0; i < count; i++) {
+        const char *text = nq_strerror(codes[i]);
+        assert_non_null(text);
+        assert_string_not_equal(text, nq_strerror(-12345));
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(text, nq_strerror(codes[j]));
+    }
+    assert_non_null(nq_strerror(-12345));
+    assert_string_equal(nq_strerror(0), "success");
+}
+
+static void test_engine_names(void **state)
+{
+    (void)state;
+    for (int e = 0; e < NQ_ENGINE_COUNT_; e++) {
+        enum nq_engine back;
+        const char *name = nq_engine_name((enum nq_engine)e);
+        assert_non_null(name);
+        assert_int_equal(nq_engine_from_name(name, &back), 0);
+        assert_int_equal(back, e);
+    }
+    enum nq_engine out = NQ_ENGINE_PLAIN;
+    assert_int_equal(nq_engine_from_name("bogus", &out), NQ_EINVAL_ENGINE);
+    assert_int_equal(nq_engine_from_name("", &out), NQ_EINVAL_ENGINE);
+    assert_int_equal(nq_engine_from_name("Mirror", &out), NQ_EINVAL_ENGINE);
+    assert_int_equal(out, NQ_ENGINE_PLAIN);
+    assert_null(nq_engine_name(NQ_ENGINE_COUNT_));
+    assert_int_not_equal(nq_auto_engine(16, 2), NQ_ENGINE_AUTO);
+    assert_non_null(nq_version());
+}
+
+static void test_u128_format(void **state)
+{
+    (void)state;
+    char buf[48];
+    assert_string_equal(nq_u128_to_string(0, buf, sizeof buf), "0");
+    assert_string_equal(nq_u128_to_string(7, buf, sizeof buf), "7");
+    assert_string_equal(nq_u128_to_string(UINT64_MAX, buf, sizeof buf), "18446744073709551615");
+    nq_u128 big = (nq_u128)UINT64_MAX + 1; /* 2^64: past any 64-bit counter */
+    assert_string_equal(nq_u128_to_string(big, buf, sizeof buf), "18446744073709551616");
+    nq_u128 max = ~(nq_u128)0;
+    assert_string_equal(nq_u128_to_string(max, buf, sizeof buf),
+                        "340282366920938463463374607431768211455");
+    assert_null(nq_u128_to_string(12345, buf, 5)); /* needs 6 bytes */
+    assert_non_null(nq_u128_to_string(12345, buf, 6));
+}
+
+typedef struct {
+    int n;
+    uint64_t seen;
+    int bad;
+} listing;
+
+/* Independent validity check: one queen per row by construction; columns and
+ * both diagonals checked pairwise. */
+static int check_solution(const int *cols, int n, void *user)
+{
+    listing *l = user;
+    l->seen++;
+    if (n != l->n)
+        l->bad++;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (cols[a] == cols[b] || cols[a] - cols[b] == a - b || cols[a] - cols[b] == b - a)
+                l->bad++;
+    return 0;
+}
+
+static void test_list_solutions(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= 10; n++) {
+        listing l = {n, 0, 0};
+        uint64_t emitted = 0;
+        assert_int_equal(nq_list_solutions(n, 0, check_solution, &l, &emitted), 0);
+        assert_int_equal(l.bad, 0);
+        assert_true(l.seen == known_total[n]);
+        assert_true(emitted == l.seen);
+    }
+    listing l = {10, 0, 0};
+    uint64_t emitted = 0;
+    assert_int_equal(nq_list_solutions(10, 5, check_solution, &l, &emitted), 0);
+    assert_int_equal(emitted, 5);
+    assert_int_equal(nq_list_solutions(0, 0, check_solution, &l, NULL), NQ_EINVAL_N);
+    assert_int_equal(nq_list_solutions(8, 0, NULL, NULL, NULL), NQ_EINVAL_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_invalid_settings), cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_error_text),       cmocka_unit_test(test_engine_names),
+        cmocka_unit_test(test_u128_format),      cmocka_unit_test(test_list_solutions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""CLI tests for `nqueens`: bad input, --json, --solutions, --help.
+
+Run by meson as `python3 test_cli.py PATH_TO_NQUEENS`.  Each bad input must
+give exactly one line on stderr that names the bad value, nothing on stdout,
+and exit status 2.  Solutions are checked by an independent validity test.
+"""
+import json
+import subprocess
+import sys
+import unittest
+
+NQUEENS = None
+
+KNOWN = {1: 1, 4: 2, 5: 10, 6: 4, 8: 92, 10: 724, 12: 14200}
+
+
+def run(*args):
+    return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=60)
+
+
+def valid(cols):
+    n = len(cols)
+    if sorted(cols) != list(range(n)):
+        return False
+    return all(abs(cols[a] - cols[b]) != b - a for a in range(n) for b in range(a + 1, n))
+
+
+class BadInput(unittest.TestCase):
+    def assert_usage_error(self, args, mentions):
+        p = run(*args)
+        self.assertEqual(p.returncode, 2, f"{args}: exit {p.returncode}, stderr {p.stderr!r}")
+        self.assertEqual(p.stdout, "", f"{args}: stdout must be empty")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"{args}: want one stderr line, got {p.stderr!r}")
+        self.assertIn(mentions, lines[0], f"{args}: error should name {mentions!r}")
+
+    def test_bad_board_sizes(self):
+        for n in ["0", "-1", "33", "abc", "16x", "", "99999999999999999999", "1.5", " 8"]:
+            with self.subTest(n=n):
+                self.assert_usage_error([n], f"'{n}'")
+        self.assert_usage_error(["--", "-1"], "'-1'")
+
+    def test_bad_threads(self):
+        for t in ["-1", "abc", "4097", "100000", "", "2x", "0"]:
+            with self.subTest(t=t):
+                self.assert_usage_error(["8", "-t", t], f"'{t}'")
+                self.assert_usage_error(["8", f"--threads={t}"], f"'{t}'")
+
+    def test_unknown_engine_and_option(self):
+        self.assert_usage_error(["8", "-e", "fast"], "'fast'")
+        self.assert_usage_error(["8", "--engine", "MIRROR"], "'MIRROR'")
+        self.assert_usage_error(["8", "--bogus"], "--bogus")
+        self.assert_usage_error(["8", "-z"], "-z")
+        self.assert_usage_error(["8", "--format", "xml", "--solutions"], "'xml'")
+        self.assert_usage_error(["8", "--split-depth", "9"], "'9'")
+        self.assert_usage_error(["4", "--split-depth", "5"], "5")
+
+    def test_missing_and_extra(self):
+        self.assert_usage_error([], "missing board size")
+        self.assert_usage_error(["-t", "2"], "missing board size")
+        self.assert_usage_error(["8", "9"], "'9'")
+        self.assert_usage_error(["8", "-t"], "-t")
+        self.assert_usage_error(["8", "--limit", "3"], "--limit")
+        self.assert_usage_error(["13", "--solutions"], "--limit")
+
+
+class Counting(unittest.TestCase):
+    def test_text_output(self):
+        p = run("10", "-t", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("724 solutions", p.stdout)
+        self.assertIn("2 threads", p.stdout)
+        self.assertRegex(p.stdout, r"engine \w+")
+
+    def test_quiet(self):
+        for n, total in KNOWN.items():
+            p = run(str(n), "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout, f"{total}\n")
+
+    def test_json(self):
+        for engine in ["plain", "mirror", "auto"]:
+            p = run("12", "--json", "-e", engine, "-t", "2", "--split-depth", "2")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(doc["n"], 12)
+            self.assertEqual(doc["total"], 14200)
+            self.assertIsInstance(doc["subproblems"], int)
+            self.assertGreaterEqual(doc["subproblems"], 1)
+            self.assertIsInstance(doc["seconds"], float)
+            self.assertIn("split_depth", doc)
+            self.assertIn("unique", doc)
+            if engine != "auto":
+                self.assertEqual(doc["engine"], engine)
+            if doc["engine"] == "mirror":
+                self.assertEqual(doc["threads"], 2)
+                self.assertEqual(doc["split_depth"], 2)
+                self.assertIsNone(doc["unique"])
+
+    def test_help_and_version(self):
+        p = run("--help")
+        self.assertEqual(p.returncode, 0)
+        for option in ["--threads", "--engine", "--split-depth", "--json", "--solutions", "--limit"]:
+            self.assertIn(option, p.stdout)
+        self.assertEqual(p.stderr, "")
+        p = run("--version")
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"^nqueens \d+\.\d+\.\d+\n$")
+
+
+class Solutions(unittest.TestCase):
+    def boards(self, n, *extra):
+        p = run(str(n), "--solutions", *extra)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        blocks = [b for b in p.stdout.split("\n\n") if b.strip()]
+        result = []
+        for block in blocks:
+            rows = block.strip().split("\n")
+            self.assertEqual(len(rows), n)
+            cols = []
+            for row in rows:
+                cells = row.split(" ")
+                self.assertEqual(len(cells), n)
+                self.assertEqual(cells.count("Q"), 1)
+                self.assertEqual(cells.count("."), n - 1)
+                cols.append(cells.index("Q"))
+            result.append(tuple(cols))
+        return result
+
+    def test_eight_queens_boards(self):
+        boards = self.boards(8)
+        self.assertEqual(len(boards), 92)
+        self.assertEqual(len(set(boards)), 92)
+        for b in boards:
+            self.assertTrue(valid(b), b)
+
+    def test_six_queens_boards(self):
+        boards = self.boards(6)
+        self.assertEqual(len(set(boards)), 4)
+        self.assertTrue(all(valid(b) for b in boards))
+
+    def test_columns_format_and_limit(self):
+        p = run("10", "--solutions", "--format", "columns")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 724)
+        sols = [tuple(map(int, l.split())) for l in lines]
+        self.assertEqual(len(set(sols)), 724)
+        self.assertTrue(all(valid(s) for s in sols))
+        p = run("20", "--solutions", "--format", "columns", "--limit", "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sols = [tuple(map(int, l.split())) for l in p.stdout.splitlines()]
+        self.assertEqual(len(sols), 3)
+        self.assertTrue(all(len(s) == 20 and valid(s) for s in sols))
+
+
+if __name__ == "__main__":
+    NQUEENS = sys.argv.pop(1)
+    unittest.main(verbosity=2)

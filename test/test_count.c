@@ -1,0 +1,171 @@
+/*
+ * test_count.c - every engine against the known table, across thread counts
+ * and split depths, and the job interface's bookkeeping.
+ *
+ * The engines under test are listed in test_engines[]; each new engine adds
+ * itself there, so every count-level guarantee applies to it automatically.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "known.h"
+#include "nqueens/nqueens.h"
+
+#define FAST_MAX_N 15
+
+static const enum nq_engine test_engines[] = {NQ_ENGINE_MIRROR};
+static const int thread_counts[] = {1, 2, 3, 8};
+
+static nq_result count_or_fail(int n, enum nq_engine engine, int threads, int split)
+{
+    nq_settings s;
+    nq_result r;
+    nq_default_settings(&s);
+    s.n = n;
+    s.engine = engine;
+    s.threads = threads;
+    s.split_depth = split;
+    int ret = nq_count(&s, &r);
+    if (ret != 0)
+        fail_msg("nq_count(n=%d, engine=%s, threads=%d, split=%d) = %d (%s)", n,
+                 nq_engine_name(engine), threads, split, ret, nq_strerror(ret));
+    return r;
+}
+
+static void test_plain_matches_table(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= FAST_MAX_N; n++) {
+        nq_result r = count_or_fail(n, NQ_ENGINE_PLAIN, 1, 0);
+        assert_true(r.total == known_total[n]);
+        assert_int_equal(r.engine, NQ_ENGINE_PLAIN);
+        assert_int_equal(r.subproblems, 1);
+    }
+}
+
+/* Every engine, every thread count, N = 1..15: the exact table value. */
+static void test_engines_match_table(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < sizeof test_engines / sizeof *test_engines; e++)
+        for (size_t t = 0; t < sizeof thread_counts / sizeof *thread_counts; t++)
+            for (int n = 1; n <= FAST_MAX_N; n++) {
+                nq_result r = count_or_fail(n, test_engines[e], thread_counts[t], 0);
+                if (r.total != known_total[n])
+                    fail_msg("engine %s, n=%d, threads=%d: wrong total",
+                             nq_engine_name(test_engines[e]), n, thread_counts[t]);
+                assert_int_equal(r.engine, test_engines[e]);
+                assert_int_equal(r.threads, thread_counts[t]);
+                /* N = 2, 3 may expand to no subproblem at all. */
+                if (known_total[n])
+                    assert_true(r.subproblems >= 1);
+            }
+}
+
+static void test_split_depths_agree(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= 14; n++) {
+        for (int depth = 1; depth <= 4 && depth <= n; depth++) {
+            nq_result r = count_or_fail(n, NQ_ENGINE_MIRROR, 2, depth);
+            if (r.total != known_total[n])
+                fail_msg("mirror n=%d split depth %d: wrong total", n, depth);
+            assert_int_equal(r.split_depth, depth);
+        }
+    }
+    /* Deeper splits give more subproblems. */
+    nq_result d1 = count_or_fail(12, NQ_ENGINE_MIRROR, 1, 1);
+    nq_result d2 = count_or_fail(12, NQ_ENGINE_MIRROR, 1, 2);
+    assert_true(d2.subproblems > d1.subproblems);
+}
+
+/* The automatic split gives the pool many more tasks than threads. */
+static void test_auto_split_feeds_threads(void **state)
+{
+    (void)state;
+    nq_result r = count_or_fail(14, NQ_ENGINE_MIRROR, 2, 0);
+    assert_true(r.subproblems >= 16);
+    assert_true(r.split_depth >= 1);
+}
+
+/* Solving a job in pieces, or unit by unit, gives the same sum as all at once. */
+static void test_job_pieces_sum(void **state)
+{
+    (void)state;
+    nq_settings s;
+    nq_default_settings(&s);
+    s.n = 11;
+    s.engine = NQ_ENGINE_MIRROR;
+    s.split_depth = 2;
+    nq_job *job = NULL;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    uint64_t units = nq_job_units(job);
+    assert_true(units > 3);
+
+    nq_counts whole = {0, 0, 0}, pieces = {0, 0, 0}, single = {0, 0, 0};
+    assert_int_equal(nq_job_solve(job, 0, units, 2, NULL, &whole), 0);
+    uint64_t cut = units / 3;
+    assert_int_equal(nq_job_solve(job, 0, cut, 1, NULL, &pieces), 0);
+    assert_int_equal(nq_job_solve(job, cut, units - cut, 3, NULL, &pieces), 0);
+    for (uint64_t u = 0; u < units; u++) {
+        nq_counts one;
+        assert_int_equal(nq_job_solve_unit(job, u, &one), 0);
+        single.total += one.total;
+    }
+    assert_true(whole.total == known_total[11]);
+    assert_true(pieces.total == whole.total);
+    assert_true(single.total == whole.total);
+
+    /* Ranges outside the job are refused and leave the sum alone. */
+    nq_counts untouched = {0, 0, 0};
+    assert_int_equal(nq_job_solve(job, units, 1, 1, NULL, &untouched), NQ_EINVAL_ARG);
+    assert_int_equal(nq_job_solve(job, 1, units, 1, NULL, &untouched), NQ_EINVAL_ARG);
+    assert_true(untouched.total == 0);
+    nq_counts one;
+    assert_int_equal(nq_job_solve_unit(job, units, &one), NQ_EINVAL_ARG);
+
+    /* The identity is a function of the unit list. */
+    nq_job *same = NULL, *other = NULL;
+    assert_int_equal(nq_job_create(&same, &s), 0);
+    s.split_depth = 3;
+    assert_int_equal(nq_job_create(&other, &s), 0);
+    assert_true(nq_job_identity(job) == nq_job_identity(same));
+    assert_true(nq_job_identity(job) != nq_job_identity(other));
+    nq_job_free(&job);
+    nq_job_free(&same);
+    nq_job_free(&other);
+    assert_null(job);
+    nq_job_free(NULL);
+}
+
+/* A raised cancel flag stops the run with NQ_ECANCELLED. */
+static void test_cancel(void **state)
+{
+    (void)state;
+    atomic_int cancel = 1;
+    nq_settings s;
+    nq_result r;
+    nq_default_settings(&s);
+    s.n = 12;
+    s.engine = NQ_ENGINE_MIRROR;
+    s.cancel = &cancel;
+    assert_int_equal(nq_count(&s, &r), NQ_ECANCELLED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_matches_table),
+        cmocka_unit_test(test_engines_match_table),
+        cmocka_unit_test(test_split_depths_agree),
+        cmocka_unit_test(test_auto_split_feeds_threads),
+        cmocka_unit_test(test_job_pieces_sum),
+        cmocka_unit_test(test_cancel),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
