@@ -33,6 +33,11 @@
 #include "mitm.h"
 #include "quarter_store.h"
 
+/* Smallest class of the longer list worth another split bit (env override
+ * for tuning). */
+static size_t split_class_size(void) { const char *e = getenv("NQ_MITM_SPLIT_CLASS"); return e ? (size_t)atol(e) : 1024; }
+#define NQ_MITM_SPLIT_CLASS split_class_size()
+
 /* Upper bound on half-boards per unit, per h, measured by plan() (used by
  * the memory estimate only; plan() computes the exact bound itself). */
 static const uint64_t half_caps[NQ_MITM_MAX_N / 2 + 1] = {0};
@@ -49,10 +54,11 @@ typedef struct mitm_plan {
      * numbered without the row of the middle column's queen. */
     uint32_t *all_e;
     uint64_t nall;
-    int (*pairs)[2];     /* odd N: the (a, b) with 0 < a < b <= h */
-    uint64_t npairs;
+    uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* most half-boards one side of a unit can have */
     size_t group_cap;    /* largest store group */
+    int split[NQ_JOIN_MAX_SPLIT]; /* signature bits to split joins on, best first */
+    int nsplit;
     size_t scratch_bytes;
 } mitm_plan;
 
@@ -60,6 +66,7 @@ typedef struct mitm_plan {
 typedef struct mitm_scratch {
     nq_join_scratch *js;
     uint64_t *east, *west;   /* half_cap + 1 signatures each */
+    uint64_t *east_tmp, *west_tmp; /* the same, split by class for the join */
     uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
     uint64_t *south_sig;     /* group_cap: and their signatures */
 } mitm_scratch;
@@ -67,7 +74,7 @@ typedef struct mitm_scratch {
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
 static size_t scratch_bytes_for(size_t half_cap, size_t group_cap)
 {
-    return 64 + sizeof(nq_join_scratch) + 2 * (half_cap + 1) * sizeof(uint64_t) +
+    return 64 + sizeof(nq_join_scratch) + 4 * (half_cap + 1) * sizeof(uint64_t) +
            2 * group_cap * sizeof(uint64_t);
 }
 
@@ -78,7 +85,9 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     s.js = (nq_join_scratch *)at;
     s.east = (uint64_t *)(s.js + 1);
     s.west = s.east + p->half_cap + 1;
-    s.south_cw = s.west + p->half_cap + 1;
+    s.east_tmp = s.west + p->half_cap + 1;
+    s.west_tmp = s.east_tmp + p->half_cap + 1;
+    s.south_cw = s.west_tmp + p->half_cap + 1;
     s.south_sig = s.south_cw + p->group_cap;
     return s;
 }
@@ -150,7 +159,8 @@ static void half_next_cols(half_iter *it, int h)
 }
 
 /*
- * Writes the signatures of the side's next half-boards to out[] (cap + 1
+ * Writes the signatures (ORed with sig_or) of the side's next half-boards
+ * to out[] (cap + 1
  * slots, cap >= the largest store group) and returns how many; fewer than
  * all only when out is full, and then it->done stays 0 and the next call
  * resumes.  A half-board is a north quarter placement on rows_n and a south
@@ -166,7 +176,7 @@ static void half_next_cols(half_iter *it, int h)
  * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.
  */
 static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it, uint64_t p1,
-                        uint64_t p2, uint64_t *out, size_t cap)
+                        uint64_t p2, uint64_t sig_or, uint64_t *out, size_t cap)
 {
     const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
     const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
@@ -207,7 +217,8 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
             if ((g1 & p1) | (g2 & p2))
                 continue;
             const uint64_t cw = gn[i]; /* north frame: the local masks themselves */
-            const uint64_t sig = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
+            const uint64_t sig =
+                (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1) | sig_or;
             /* Pairing loop: rows and columns are disjoint by construction,
              * one AND tests both diagonal families.  Branch-free: always
              * write, advance only when compatible (out has a spare slot). */
@@ -221,19 +232,31 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
     return count;
 }
 
+/* Joins one batch of east halves with one of west halves, split on as many
+ * central bits as keeps the classes of the longer list about a block. */
+static uint64_t join_halves(const mitm_plan *p, const mitm_scratch *s, size_t ne, size_t nw)
+{
+    const size_t longer = ne > nw ? ne : nw;
+    int k = 0;
+    while (k < p->nsplit && (longer >> k) >= NQ_MITM_SPLIT_CLASS)
+        k++;
+    return nq_join_count_split(s->east, ne, s->west, nw, p->sig_bits, p->split, k, s->east_tmp,
+                               s->west_tmp, s->js);
+}
+
 /* Decodes unit u into configuration, E and weight. */
 static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 {
     if (u < p->ncanon) {
-        d->a = d->b = 0;
+        d->a_first = d->a_last = d->b = 0;
         d->east = p->canon[u];
         d->weight = p->canon_weight[u];
         return;
     }
     u -= p->ncanon;
-    const uint64_t pair = u / p->nall;
-    d->a = p->pairs[pair][0];
-    d->b = p->pairs[pair][1];
+    d->b = 2 + (int)(u / p->nall); /* b = 1 leaves no a with 0 < a < b */
+    d->a_first = 1;
+    d->a_last = d->b - 1;
     /* all_e skips the row of the middle column's queen (local south row
      * b - 1, bit h + b - 1): insert a zero bit there. */
     const uint32_t x = p->all_e[u % p->nall];
@@ -243,6 +266,66 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
     d->weight = 8;
 }
 
+/* State of one unit's join: the west halves (all of them when west_whole)
+ * and the east halves gathered so far. */
+typedef struct unit_join {
+    const mitm_plan *p;
+    const mitm_scratch *s;
+    uint32_t west_n, west_s; /* west rows, north and south quarter */
+    uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
+    size_t nw, ne;
+    int west_whole;
+    uint64_t pairs;
+} unit_join;
+
+/* Joins the gathered east halves with every west half and empties them.
+ * The count is bilinear, so when the west halves did not fit one buffer,
+ * the east batch is joined with each west batch in turn. */
+static void flush_east(unit_join *u)
+{
+    const mitm_plan *p = u->p;
+    if (u->west_whole) {
+        u->pairs += join_halves(p, u->s, u->ne, u->nw);
+    } else {
+        const uint32_t hm = (UINT32_C(1) << p->h) - 1;
+        half_iter wi;
+        half_start(&wi, u->west_n, u->west_s, hm, 0);
+        while (!wi.done) {
+            u->nw = half_next(p, u->s, &wi, u->wp1, u->wp2, 0, u->s->west, p->half_cap);
+            u->pairs += join_halves(p, u->s, u->ne, u->nw);
+        }
+    }
+    u->ne = 0;
+}
+
+/* Adds the east halves of one configuration (columns east_cols, avoiding
+ * p1/p2, signatures ORed with sig_or), joining whenever the buffer fills. */
+static void add_east(unit_join *u, uint32_t east, uint32_t east_cols, uint64_t p1, uint64_t p2,
+                     uint64_t sig_or)
+{
+    const mitm_plan *p = u->p;
+    const uint32_t hm = (UINT32_C(1) << p->h) - 1;
+    half_iter ei;
+    half_start(&ei, east & hm, east >> p->h, east_cols, p->n - p->h);
+    while (!ei.done) {
+        u->ne += half_next(p, u->s, &ei, p1, p2, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+        if (!ei.done)
+            flush_east(u); /* buffer full: an empty one always makes progress */
+    }
+}
+
+/*
+ * A unit's count.  Even N and the odd-N centre queen: one configuration.
+ * Odd N, unit (b, E): the queen of the middle column stands at (m + b, m)
+ * and holds south row b - 1; for every a = 1 .. b - 1 the queen of the
+ * middle row stands at (m, m + a) and holds east column a - 1.  The west
+ * halves do not depend on a except through that queen's two diagonals,
+ * which are shared diagonals (bits h + a - 1 and 3h - a - 2 of a
+ * signature, as a <= h - 1): ORing them into every east signature of
+ * configuration a makes the join reject the west halves it attacks.  So
+ * the west halves are built once and all configurations' east halves are
+ * joined with them in one go.
+ */
 static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
 {
     const mitm_plan *p = job->plan;
@@ -254,55 +337,42 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     }
     nq_mitm_unit d;
     decode_unit(p, unit, &d);
-    const int n = p->n, h = p->h;
-    uint64_t p1 = 0, p2 = 0;
-    if (n & 1) {
-        const int mid = n / 2;
-        /* Queens at (mid, mid + a) and (mid + b, mid); one when a = b = 0. */
-        p1 = UINT64_C(1) << (2 * mid + d.a) | UINT64_C(1) << (2 * mid + d.b);
-        p2 = UINT64_C(1) << (n - 1 - d.a) | UINT64_C(1) << (n - 1 + d.b);
-    }
-    const mitm_scratch s = carve_scratch(p, scratch);
+    const int n = p->n, h = p->h, mid = n / 2;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
-    /* Rows and columns the quarters must fill: for a != 0 the middle
-     * column's queen holds south row b - 1 and the middle row's queen holds
-     * east column a - 1 (local numbering). */
-    uint32_t rows = (UINT32_C(1) << 2 * h) - 1, east_cols = hm;
-    if (d.a != 0) {
-        rows &= ~(UINT32_C(1) << (h + d.b - 1));
-        east_cols &= ~(UINT32_C(1) << (d.a - 1));
+    const mitm_scratch s = carve_scratch(p, scratch);
+    unit_join u = {.p = p, .s = &s};
+    uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
+    if (n & 1) {
+        /* The middle column's queen (the centre queen when b = 0). */
+        u.wp1 = UINT64_C(1) << (2 * mid + d.b);
+        u.wp2 = UINT64_C(1) << (n - 1 + d.b);
+        if (d.b)
+            rows &= ~(UINT32_C(1) << (h + d.b - 1));
     }
     const uint32_t west = rows & ~d.east;
-    const size_t cap = p->half_cap;
-    half_iter wi, ei;
-    half_start(&wi, west & hm, west >> h, hm, 0);
-    size_t nw = half_next(p, &s, &wi, p1, p2, s.west, cap);
-    const int west_whole = wi.done; /* the usual case: all west halves fit */
-    half_start(&ei, d.east & hm, d.east >> h, east_cols, n - h);
-    uint64_t pairs = 0;
-    while (!ei.done && (nw || !west_whole)) {
-        const size_t ne = half_next(p, &s, &ei, p1, p2, s.east, cap);
-        if (west_whole) {
-#ifdef NQ_MITM_STATS
-            { extern unsigned long long st_ne, st_nw, st_pairs, st_units, st_small, st_blocks;
-              st_ne += ne; st_nw += nw; st_pairs += (unsigned long long)ne * nw; st_units++;
-              size_t big = ne > nw ? ne : nw, sm = ne > nw ? nw : ne;
-              st_blocks += (big + 511) / 512 * sm; st_small += sm < 64;
-              extern size_t st_distinct(uint64_t *, size_t); extern unsigned long long st_de, st_dw;
-              st_de += st_distinct(s.east, ne); st_dw += st_distinct(s.west, nw); }
-#endif
-            pairs += nq_join_count(s.east, ne, s.west, nw, p->sig_bits, s.js);
-            continue;
-        }
-        /* Too many west halves for one buffer: the count is bilinear, so
-         * join this east batch with every west batch in turn. */
-        half_start(&wi, west & hm, west >> h, hm, 0);
-        while (!wi.done) {
-            nw = half_next(p, &s, &wi, p1, p2, s.west, cap);
-            pairs += nq_join_count(s.east, ne, s.west, nw, p->sig_bits, s.js);
+    u.west_n = west & hm;
+    u.west_s = west >> h;
+    half_iter wi;
+    half_start(&wi, u.west_n, u.west_s, hm, 0);
+    u.nw = half_next(p, &s, &wi, u.wp1, u.wp2, 0, s.west, p->half_cap);
+    u.west_whole = wi.done; /* the usual case: all west halves fit */
+    if (u.nw == 0 && u.west_whole) {
+        out->total = 0;
+        return;
+    }
+    if (d.a_first == 0) {
+        add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
+    } else {
+        for (int a = d.a_first; a <= d.a_last; a++) {
+            const uint64_t p1 = u.wp1 | UINT64_C(1) << (2 * mid + a);
+            const uint64_t p2 = u.wp2 | UINT64_C(1) << (n - 1 - a);
+            const uint64_t sig_or = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
+            add_east(&u, d.east, hm & ~(UINT32_C(1) << (a - 1)), p1, p2, sig_or);
         }
     }
-    out->total = (nq_u128)pairs * d.weight;
+    if (u.ne)
+        flush_east(&u);
+    out->total = (nq_u128)u.pairs * d.weight;
 }
 
 static void plan_free(mitm_plan *p)
@@ -313,7 +383,6 @@ static void plan_free(mitm_plan *p)
     free(p->canon);
     free(p->canon_weight);
     free(p->all_e);
-    free(p->pairs);
     free(p);
 }
 
@@ -382,20 +451,12 @@ static int plan_units(mitm_plan *p)
     if (p->n & 1) {
         p->nall = central_binomial(h) / 2; /* C(2h-1, h-1) = C(2h, h) / 2 */
         p->all_e = malloc(p->nall * sizeof *p->all_e);
-        p->npairs = (uint64_t)h * (uint64_t)(h - 1) / 2;
-        p->pairs = malloc((p->npairs ? p->npairs : 1) * sizeof *p->pairs);
-        if (!p->all_e || !p->pairs)
+        p->nb = (uint64_t)(h - 1); /* b = 2 .. h */
+        if (!p->all_e)
             return NQ_ENOMEM;
         uint64_t k = 0;
         for (uint32_t x = (UINT32_C(1) << (h - 1)) - 1; k < p->nall; x = next_same_popcount(x))
             p->all_e[k++] = x;
-        k = 0;
-        for (int b = 1; b <= h; b++)
-            for (int a = 1; a < b; a++) {
-                p->pairs[k][0] = a;
-                p->pairs[k][1] = b;
-                k++;
-            }
     }
     return 0;
 }
@@ -421,21 +482,34 @@ static int mitm_plan_job(nq_job *job, const nq_settings *s)
         return 0;
     }
     p->sig_bits = 4 * p->h - 2;
+    /* Split bits: the sum (bit i) and difference (bit 2h-1+i) diagonals
+     * nearest the centre, which east and west halves both occupy most
+     * often, so splitting on them discards the most pairs. */
+    {
+        const int h = p->h, d = 2 * h - 1;
+        const int order[NQ_JOIN_MAX_SPLIT] = {h - 1, h, d + h - 1, h + 1, d + h - 2, h - 2, d + h, h + 2};
+        for (int i = 0; i < NQ_JOIN_MAX_SPLIT; i++) {
+            int dup = order[i] < 0 || order[i] >= p->sig_bits;
+            for (int j = 0; j < p->nsplit; j++)
+                dup |= p->split[j] == order[i];
+            if (!dup)
+                p->split[p->nsplit++] = order[i];
+        }
+    }
     int ret = nq_quarter_store_build(&p->qs, p->h);
     if (ret == 0)
         ret = plan_units(p);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = scratch_bytes_for(p->half_cap, p->group_cap);
-    job->units = p->ncanon + p->npairs * p->nall;
+    job->units = p->ncanon + p->nb * p->nall;
     /* Identity: the unit list is a function of n and of the orders used
      * above; hash the lists themselves so any change of order shows. */
     id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
     id = nq_hash_bytes(id, p->canon_weight, p->ncanon);
     if (p->nall)
         id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
-    if (p->npairs)
-        id = nq_hash_bytes(id, p->pairs, p->npairs * sizeof *p->pairs);
+    id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
     job->identity = id;
     return 0;
 }

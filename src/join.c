@@ -142,3 +142,88 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     }
     return count;
 }
+
+/* Sorts v[0 .. n) by class (the split bits gathered into a k-bit number)
+ * into out[], with the split bits removed, and fills first[0 .. 2^k] with
+ * the class boundaries.  `holes` lists the split positions descending, so
+ * removing one never moves a position still to be removed. */
+static void split_sort(const uint64_t *v, size_t n, const int *split, const int *holes, int k,
+                       uint64_t *out, size_t *first)
+{
+    const size_t classes = (size_t)1 << k;
+    memset(first, 0, (classes + 1) * sizeof *first);
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (int j = 0; j < k; j++)
+            c |= (size_t)(v[i] >> split[j] & 1) << j;
+        first[c + 1]++;
+    }
+    for (size_t c = 0; c < classes; c++) /* first[c + 1] = end of class c */
+        first[c + 1] += first[c];
+    size_t at[1 << NQ_JOIN_MAX_SPLIT];
+    memcpy(at, first, classes * sizeof *at);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = v[i];
+        size_t c = 0;
+        for (int j = 0; j < k; j++)
+            c |= (size_t)(s >> split[j] & 1) << j;
+        for (int j = 0; j < k; j++) {
+            /* Drop bit p: keep the bits below it, shift those above down. */
+            const uint64_t low = (UINT64_C(1) << holes[j]) - 1;
+            s = (s & low) | (s >> 1 & ~low);
+        }
+        out[at[c]++] = s;
+    }
+}
+
+uint64_t nq_join_count_split(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
+                             const int *split, int k, uint64_t *a_tmp, uint64_t *b_tmp,
+                             nq_join_scratch *js)
+{
+    if (k <= 0 || na == 0 || nb == 0 || (uint64_t)na * nb <= NQ_JOIN_NAIVE_PAIRS)
+        return nq_join_count(a, na, b, nb, bits, js);
+    if (na > nb) { /* b, the longer list, is the block side */
+        const uint64_t *t = a;
+        a = b;
+        b = t;
+        size_t tn = na;
+        na = nb;
+        nb = tn;
+        uint64_t *tt = a_tmp;
+        a_tmp = b_tmp;
+        b_tmp = tt;
+    }
+    int holes[NQ_JOIN_MAX_SPLIT];
+    memcpy(holes, split, (size_t)k * sizeof *holes);
+    for (int i = 1; i < k; i++) /* insertion sort, descending */
+        for (int j = i; j > 0 && holes[j] > holes[j - 1]; j--) {
+            const int t = holes[j];
+            holes[j] = holes[j - 1];
+            holes[j - 1] = t;
+        }
+    size_t a_first[(1 << NQ_JOIN_MAX_SPLIT) + 1], b_first[(1 << NQ_JOIN_MAX_SPLIT) + 1];
+    split_sort(a, na, split, holes, k, a_tmp, a_first);
+    split_sort(b, nb, split, holes, k, b_tmp, b_first);
+    const int left = bits - k;
+    const int nch = left > 0 ? (left + NQ_JOIN_CHUNK_BITS - 1) / NQ_JOIN_CHUNK_BITS : 1;
+    const unsigned all = (1u << k) - 1;
+    uint64_t count = 0;
+    for (unsigned y = 0; y <= all; y++) {
+        const size_t end = b_first[y + 1];
+        for (size_t first = b_first[y]; first < end; first += NQ_JOIN_BLOCK) {
+            const size_t len = end - first < NQ_JOIN_BLOCK ? end - first : NQ_JOIN_BLOCK;
+            build_block(js, b_tmp + first, len, nch);
+            /* Query classes x with x & y == 0: the subsets of ~y, walked
+             * by x = (x - 1) & c, which visits each subset once. */
+            const unsigned c = all & ~y;
+            for (unsigned x = c;; x = (x - 1) & c) {
+                const size_t qn = a_first[x + 1] - a_first[x];
+                if (qn)
+                    count += block_queries_any(js, a_tmp + a_first[x], qn, nch);
+                if (x == 0)
+                    break;
+            }
+        }
+    }
+    return count;
+}

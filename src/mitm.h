@@ -16,16 +16,16 @@
 #define NQ_MITM_MIN_N 4
 #define NQ_MITM_MAX_N 23
 
-/* What unit u of a mitm job counts.  Rows of the board that stay after the
- * middle row (odd N) is removed are numbered for `east`: bit i (i < h) is
- * board row i, bit h + i is board row N - h + i; a set bit means that row's
- * queen stands in the east half (columns N - h .. N - 1).  For odd N the
- * queen of the middle row stands in column m + a and the queen of the
- * middle column in row m + b (m = N / 2; a = b = 0: one queen in the
- * centre).  The unit's count is weight times the number of solutions with
- * exactly that (a, b, east). */
+/* What unit u of a mitm job counts.  Rows of the board that the four
+ * quarters cover are numbered for `east`: bit i (i < h) is board row i,
+ * bit h + i is board row N - h + i; a set bit means that row's queen stands
+ * in the east half (columns N - h .. N - 1).  For odd N the queen of the
+ * middle column stands in row m + b and the queen of the middle row in
+ * column m + a (m = N / 2), for every a in a_first .. a_last; a = b = 0 is
+ * one queen in the centre.  The unit's count is weight times the number of
+ * solutions with that b, that east set and one of those a. */
 typedef struct nq_mitm_unit {
-    int a, b;
+    int a_first, a_last, b;
     uint32_t east;
     uint32_t weight;
 } nq_mitm_unit;

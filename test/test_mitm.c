@@ -114,16 +114,21 @@ static void test_unit_weights(void **state)
             nq_counts got;
             assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
             assert_int_equal(nq_job_solve_unit(job, u, &got), 0);
-            const size_t k = class_index(&c, d.a, d.b, d.east);
-            if (seen[k])
-                fail_msg("n=%d: unit %llu repeats a class", n, (unsigned long long)u);
-            seen[k] = 1;
             assert_true(d.weight >= 1 && d.weight <= 8);
-            if (got.total != (nq_u128)c.counts[k] * d.weight)
-                fail_msg("n=%d unit %llu (a=%d b=%d E=%#x w=%u): %llu, expected %llu x %u", n,
-                         (unsigned long long)u, d.a, d.b, d.east, d.weight,
-                         (unsigned long long)got.total, (unsigned long long)c.counts[k], d.weight);
-            weighted += (nq_u128)c.counts[k] * d.weight;
+            assert_true(d.a_first <= d.a_last);
+            uint64_t solutions = 0;
+            for (int a = d.a_first; a <= d.a_last; a++) {
+                const size_t k = class_index(&c, a, d.b, d.east);
+                if (seen[k])
+                    fail_msg("n=%d: unit %llu repeats a class", n, (unsigned long long)u);
+                seen[k] = 1;
+                solutions += c.counts[k];
+            }
+            if (got.total != (nq_u128)solutions * d.weight)
+                fail_msg("n=%d unit %llu (a=%d..%d b=%d E=%#x w=%u): %llu, expected %llu x %u", n,
+                         (unsigned long long)u, d.a_first, d.a_last, d.b, d.east, d.weight,
+                         (unsigned long long)got.total, (unsigned long long)solutions, d.weight);
+            weighted += (nq_u128)solutions * d.weight;
         }
         if (weighted != known_total[n])
             fail_msg("n=%d: weights cover %llu solutions, not %llu", n,
