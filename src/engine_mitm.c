@@ -33,11 +33,6 @@
 #include "mitm.h"
 #include "quarter_store.h"
 
-/* Smallest class of the longer list worth another split bit (env override
- * for tuning). */
-static size_t split_class_size(void) { const char *e = getenv("NQ_MITM_SPLIT_CLASS"); return e ? (size_t)atol(e) : 1024; }
-#define NQ_MITM_SPLIT_CLASS split_class_size()
-
 /* Upper bound on half-boards per unit, per h, measured by plan() (used by
  * the memory estimate only; plan() computes the exact bound itself). */
 static const uint64_t half_caps[NQ_MITM_MAX_N / 2 + 1] = {0};
@@ -57,8 +52,6 @@ typedef struct mitm_plan {
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* most half-boards one side of a unit can have */
     size_t group_cap;    /* largest store group */
-    int split[NQ_JOIN_MAX_SPLIT]; /* signature bits to split joins on, best first */
-    int nsplit;
     size_t scratch_bytes;
 } mitm_plan;
 
@@ -66,7 +59,6 @@ typedef struct mitm_plan {
 typedef struct mitm_scratch {
     nq_join_scratch *js;
     uint64_t *east, *west;   /* half_cap + 1 signatures each */
-    uint64_t *east_tmp, *west_tmp; /* the same, split by class for the join */
     uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
     uint64_t *south_sig;     /* group_cap: and their signatures */
 } mitm_scratch;
@@ -74,7 +66,7 @@ typedef struct mitm_scratch {
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
 static size_t scratch_bytes_for(size_t half_cap, size_t group_cap)
 {
-    return 64 + sizeof(nq_join_scratch) + 4 * (half_cap + 1) * sizeof(uint64_t) +
+    return 64 + sizeof(nq_join_scratch) + 2 * (half_cap + 1) * sizeof(uint64_t) +
            2 * group_cap * sizeof(uint64_t);
 }
 
@@ -85,9 +77,7 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     s.js = (nq_join_scratch *)at;
     s.east = (uint64_t *)(s.js + 1);
     s.west = s.east + p->half_cap + 1;
-    s.east_tmp = s.west + p->half_cap + 1;
-    s.west_tmp = s.east_tmp + p->half_cap + 1;
-    s.south_cw = s.west_tmp + p->half_cap + 1;
+    s.south_cw = s.west + p->half_cap + 1;
     s.south_sig = s.south_cw + p->group_cap;
     return s;
 }
@@ -232,18 +222,6 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
     return count;
 }
 
-/* Joins one batch of east halves with one of west halves, split on as many
- * central bits as keeps the classes of the longer list about a block. */
-static uint64_t join_halves(const mitm_plan *p, const mitm_scratch *s, size_t ne, size_t nw)
-{
-    const size_t longer = ne > nw ? ne : nw;
-    int k = 0;
-    while (k < p->nsplit && (longer >> k) >= NQ_MITM_SPLIT_CLASS)
-        k++;
-    return nq_join_count_split(s->east, ne, s->west, nw, p->sig_bits, p->split, k, s->east_tmp,
-                               s->west_tmp, s->js);
-}
-
 /* Decodes unit u into configuration, E and weight. */
 static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 {
@@ -285,14 +263,14 @@ static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
     if (u->west_whole) {
-        u->pairs += join_halves(p, u->s, u->ne, u->nw);
+        u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
     } else {
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi;
         half_start(&wi, u->west_n, u->west_s, hm, 0);
         while (!wi.done) {
             u->nw = half_next(p, u->s, &wi, u->wp1, u->wp2, 0, u->s->west, p->half_cap);
-            u->pairs += join_halves(p, u->s, u->ne, u->nw);
+            u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
         }
     }
     u->ne = 0;
@@ -482,20 +460,6 @@ static int mitm_plan_job(nq_job *job, const nq_settings *s)
         return 0;
     }
     p->sig_bits = 4 * p->h - 2;
-    /* Split bits: the sum (bit i) and difference (bit 2h-1+i) diagonals
-     * nearest the centre, which east and west halves both occupy most
-     * often, so splitting on them discards the most pairs. */
-    {
-        const int h = p->h, d = 2 * h - 1;
-        const int order[NQ_JOIN_MAX_SPLIT] = {h - 1, h, d + h - 1, h + 1, d + h - 2, h - 2, d + h, h + 2};
-        for (int i = 0; i < NQ_JOIN_MAX_SPLIT; i++) {
-            int dup = order[i] < 0 || order[i] >= p->sig_bits;
-            for (int j = 0; j < p->nsplit; j++)
-                dup |= p->split[j] == order[i];
-            if (!dup)
-                p->split[p->nsplit++] = order[i];
-        }
-    }
     int ret = nq_quarter_store_build(&p->qs, p->h);
     if (ret == 0)
         ret = plan_units(p);

@@ -15,7 +15,7 @@
 
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
-#define NQ_JOIN_CHUNK_BITS 5     /* query bits resolved by one table look-up */
+#define NQ_JOIN_CHUNK_BITS 6     /* query bits resolved by one table look-up */
 #define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS)
 #define NQ_JOIN_MAX_BITS 64
 #define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS - 1) / NQ_JOIN_CHUNK_BITS)
@@ -36,21 +36,6 @@ typedef struct nq_join_scratch {
  */
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        nq_join_scratch *js);
-
-/* Most split bits nq_join_count_split() takes. */
-#define NQ_JOIN_MAX_SPLIT 8
-
-/*
- * The same count as nq_join_count(), after first splitting both lists on
- * the k (<= NQ_JOIN_MAX_SPLIT) signature bits at positions split[0..k)
- * (distinct, below `bits`): a signature having such a bit can only meet
- * signatures lacking it, so of the 4^k pairs of classes only 3^k are
- * joined, and the split bits leave the signatures (fewer table look-ups).
- * a_tmp and b_tmp receive the split copies (na and nb slots).
- */
-uint64_t nq_join_count_split(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
-                             const int *split, int k, uint64_t *a_tmp, uint64_t *b_tmp,
-                             nq_join_scratch *js);
 
 /* The same count by the obvious double loop: the reference for tests. */
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
