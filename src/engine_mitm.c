@@ -33,9 +33,13 @@
 #include "mitm.h"
 #include "quarter_store.h"
 
-/* Upper bound on half-boards per unit, per h, measured by plan() (used by
- * the memory estimate only; plan() computes the exact bound itself). */
-static const uint64_t half_caps[NQ_MITM_MAX_N / 2 + 1] = {0};
+/* Per-thread scratch bytes per h, as plan() computes them (measured; used
+ * only by the memory estimate).  Below h = 8 it is dominated by the join
+ * tables. */
+static const size_t scratch_per_h[NQ_MITM_MAX_N / 2 + 1] = {
+    [0] = 70000, [1] = 70000, [2] = 70000, [3] = 70000, [4] = 70000, [5] = 70000,
+    [6] = 70000, [7] = 70000, [8] = 166672, [9] = 721296, [10] = 4879696, [11] = 36917568,
+};
 
 typedef struct mitm_plan {
     int n, h;
@@ -508,13 +512,11 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     if (n < NQ_MITM_MIN_N)
         return sizeof(mitm_plan);
     const int h = n / 2;
-    const uint64_t nall = central_binomial(h);
-    const size_t units = (size_t)nall * (sizeof(uint32_t) * 2 + 1);
-    size_t group_cap = 0; /* not tabled: bounded by the placements */
-    (void)group_cap;
-    const size_t per_thread = scratch_bytes_for(half_caps[h], 0) + 8 * 1024;
+    /* Unit tables: canonical E with weights, and the odd-N E list. */
+    const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
+                         (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
     return sizeof(mitm_plan) + nq_quarter_store_bytes(h) + units +
-           (size_t)(threads > 0 ? threads : 1) * per_thread;
+           (size_t)(threads > 0 ? threads : 1) * scratch_per_h[h];
 }
 
 const struct nq_engine_ops nq_engine_mitm = {
