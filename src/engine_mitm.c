@@ -4,10 +4,18 @@
  *
  * Let h = N / 2.  For even N the board is four h x h quarters; for odd N
  * the middle row and column are first given their queens, and the four
- * quarters around them remain.  Every solution puts, in each row, its queen
- * either east or west of the middle: the set E of rows whose queen stands
- * east has |E| = h (one per east column), and it is unique, so summing over
- * E is exact.  A unit is one (odd-N configuration, E, weight).
+ * quarters around them remain.  Every solution puts, in each quarter row,
+ * its queen either east or west of the middle: the set E of rows whose
+ * queen stands east has one row per free east column, and it is unique, so
+ * summing over E is exact.  A unit is one (odd-N configuration, E, weight).
+ *
+ * Odd N: the middle row's queen stands in column m + a, the middle
+ * column's in row m + b.  a = b = 0 is one queen in the centre; all 2h
+ * quarter rows and columns stay free.  Otherwise (a, b both non-zero) the
+ * two queens also hold one quarter column (m + a) and one quarter row
+ * (m + b), so 2h - 1 rows and columns remain and |E| = h - 1 when a > 0.
+ * (The issue's "four h x h quarters minus diagonals" misses this; the
+ * per-unit test against a classified listing is what caught it.)
  *
  * Inside a unit the east half-boards are built by pairing the north-east
  * placements on rows E-north with the south-east placements on rows
@@ -24,7 +32,8 @@
  * odd N the queens of the middle row (column m + a) and middle column (row
  * m + b) with a != 0 are moved by the eight board symmetries as the signed
  * permutations of (a, b); |a| != |b| (they would share a diagonal), so the
- * orbits have eight members and only 0 < a < b is solved, weight 8.
+ * orbits have eight members and only 0 < a < b is solved, weight 8.  Such
+ * a unit is (b, E) and covers every a in 1 .. b - 1 (see mitm_solve).
  */
 #include <stdlib.h>
 #include <string.h>
