@@ -43,6 +43,7 @@ struct nq_job {
 extern const struct nq_engine_ops nq_engine_plain;
 extern const struct nq_engine_ops nq_engine_mirror;
 extern const struct nq_engine_ops nq_engine_full;
+extern const struct nq_engine_ops nq_engine_mitm;
 
 /* Resolved thread count: threads > 0 as given, else the OpenMP default. */
 int nq_resolve_threads(int threads);

@@ -1,0 +1,538 @@
+/*
+ * engine_mitm.c - the meet-in-the-middle engine: counts by joining
+ * quarter-board placements instead of searching the whole board.
+ *
+ * Let h = N / 2.  For even N the board is four h x h quarters; for odd N
+ * the middle row and column are first given their queens, and the four
+ * quarters around them remain.  Every solution puts, in each quarter row,
+ * its queen either east or west of the middle: the set E of rows whose
+ * queen stands east has one row per free east column, and it is unique, so
+ * summing over E is exact.  A unit is one (odd-N configuration, E, weight).
+ *
+ * Odd N: the middle row's queen stands in column m + a, the middle
+ * column's in row m + b.  a = b = 0 is one queen in the centre; all 2h
+ * quarter rows and columns stay free.  Otherwise (a, b both non-zero) the
+ * two queens also hold one quarter column (m + a) and one quarter row
+ * (m + b), so 2h - 1 rows and columns remain and |E| = h - 1 when a > 0.
+ * (The issue's "four h x h quarters minus diagonals" misses this; the
+ * per-unit test against a classified listing is what caught it.)
+ *
+ * Inside a unit the east half-boards are built by pairing the north-east
+ * placements on rows E-north with the south-east placements on rows
+ * E-south over complementary column sets (rows and columns are then right
+ * by construction, only diagonals are tested), and reduced to the shared
+ * diagonals they occupy: the signature.  The west half-boards are built the
+ * same way on the other rows.  An east and a west half make a solution
+ * exactly when their signatures are disjoint, which join.c counts.
+ *
+ * Symmetry.  North-south reflection maps E to its bit reversal and
+ * east-west reflection maps E to its complement, so for even N (and the
+ * odd-N centre queen, which both reflections keep) only one E of each orbit
+ * of that four-element group is solved, weighted by the orbit size.  For
+ * odd N the queens of the middle row (column m + a) and middle column (row
+ * m + b) with a != 0 are moved by the eight board symmetries as the signed
+ * permutations of (a, b); |a| != |b| (they would share a diagonal), so the
+ * orbits have eight members and only 0 < a < b is solved, weight 8.  Such
+ * a unit is (b, E) and covers every a in 1 .. b - 1 (see mitm_solve).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "join.h"
+#include "mitm.h"
+#include "quarter_store.h"
+
+/* Per-thread scratch bytes per h, as plan() computes them (measured; used
+ * only by the memory estimate).  Below h = 8 it is dominated by the join
+ * tables. */
+static const size_t scratch_per_h[NQ_MITM_MAX_N / 2 + 1] = {
+    [0] = 70000, [1] = 70000, [2] = 70000, [3] = 70000, [4] = 70000, [5] = 70000,
+    [6] = 70000, [7] = 70000, [8] = 166672, [9] = 721296, [10] = 4879696, [11] = 36917568,
+};
+
+typedef struct mitm_plan {
+    int n, h;
+    int tiny;            /* N < NQ_MITM_MIN_N: one unit, trivial search */
+    int sig_bits;        /* 4h - 2: shared sum and difference diagonals */
+    nq_quarter_store qs;
+    uint32_t *canon;     /* E up to the reflections, with their weights */
+    uint8_t *canon_weight;
+    uint64_t ncanon;
+    /* Odd N, a != 0: every E as an (h-1)-subset of the 2h - 1 rows left,
+     * numbered without the row of the middle column's queen. */
+    uint32_t *all_e;
+    uint64_t nall;
+    uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
+    size_t half_cap;     /* most half-boards one side of a unit can have */
+    size_t group_cap;    /* largest store group */
+    size_t scratch_bytes;
+} mitm_plan;
+
+/* Per-thread scratch, carved from the pool's buffer. */
+typedef struct mitm_scratch {
+    nq_join_scratch *js;
+    uint64_t *east, *west;   /* half_cap + 1 signatures each */
+    uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
+    uint64_t *south_sig;     /* group_cap: and their signatures */
+} mitm_scratch;
+
+/* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
+static size_t scratch_bytes_for(size_t half_cap, size_t group_cap)
+{
+    return 64 + sizeof(nq_join_scratch) + 2 * (half_cap + 1) * sizeof(uint64_t) +
+           2 * group_cap * sizeof(uint64_t);
+}
+
+static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
+{
+    mitm_scratch s;
+    uintptr_t at = ((uintptr_t)raw + 63) & ~(uintptr_t)63; /* round up to 64 */
+    s.js = (nq_join_scratch *)at;
+    s.east = (uint64_t *)(s.js + 1);
+    s.west = s.east + p->half_cap + 1;
+    s.south_cw = s.west + p->half_cap + 1;
+    s.south_sig = s.south_cw + p->group_cap;
+    return s;
+}
+
+/* Reverses the low 2h bits of e: north row i <-> south row h - 1 - i. */
+static uint32_t mirror_rows(uint32_t e, int h)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 2 * h; i++)
+        r |= (e >> i & 1) << (2 * h - 1 - i);
+    return r;
+}
+
+/* Next larger integer with the same number of set bits (Gosper's hack):
+ * move the lowest block of ones' top bit up one, the rest to the bottom. */
+static uint32_t next_same_popcount(uint32_t x)
+{
+    const uint32_t low = x & (0u - x);
+    const uint32_t ripple = x + low;
+    return ripple | (((x ^ ripple) >> 2) / low);
+}
+
+/* Trivial counter for the boards below NQ_MITM_MIN_N. */
+static uint64_t tiny_count(int n, int row, uint32_t cols, uint32_t d1, uint32_t d2)
+{
+    if (row == n)
+        return 1;
+    uint64_t count = 0;
+    for (int c = 0; c < n; c++)
+        if (!(cols >> c & 1) && !(d1 >> (row + c) & 1) && !(d2 >> (row - c + n - 1) & 1))
+            count += tiny_count(n, row + 1, cols | 1u << c, d1 | 1u << (row + c),
+                                d2 | 1u << (row - c + n - 1));
+    return count;
+}
+
+/* Walks the half-boards of one side in batches (see half_next). */
+typedef struct half_iter {
+    uint32_t rows_n, rows_s; /* rows of the north and south quarters used */
+    uint32_t avail;          /* columns of the side that are free */
+    int c0;                  /* board column of the side's local column 0 */
+    int k;                   /* queens in the north quarter */
+    uint32_t cols;           /* current north column set */
+    uint32_t next_i;         /* north placement to resume at */
+    int done;
+} half_iter;
+
+static void half_start(half_iter *it, uint32_t rows_n, uint32_t rows_s, uint32_t avail, int c0)
+{
+    it->rows_n = rows_n;
+    it->rows_s = rows_s;
+    it->avail = avail;
+    it->c0 = c0;
+    it->k = __builtin_popcount(rows_n);
+    it->cols = (UINT32_C(1) << it->k) - 1;
+    it->next_i = 0;
+    it->done = 0;
+}
+
+/* Moves to the next k-subset of the h columns, or marks the walk done. */
+static void half_next_cols(half_iter *it, int h)
+{
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    if (it->k == 0 || it->cols >= (hm & ~(hm >> it->k))) { /* top k bits: last subset */
+        it->done = 1;
+        return;
+    }
+    it->cols = next_same_popcount(it->cols);
+    it->next_i = 0;
+}
+
+/*
+ * Writes the signatures (ORed with sig_or) of the side's next half-boards
+ * to out[] (cap + 1
+ * slots, cap >= the largest store group) and returns how many; fewer than
+ * all only when out is full, and then it->done stays 0 and the next call
+ * resumes.  A half-board is a north quarter placement on rows_n and a south
+ * one on rows_s over complementary subsets of `avail`, neither attacking
+ * the pre-placed queens (global masks p1, p2), not attacking each other.
+ *
+ * Global diagonals: a queen at board (r, c) is on sum diagonal r + c and
+ * difference diagonal r - c + N - 1.  A quarter at origin (r0, c0) holds
+ * local masks (bit i + j, bit i - j + h - 1), so its global masks are the
+ * local ones shifted by r0 + c0 and r0 - c0 + N - h (never negative as
+ * c0 <= N - h).  Shared diagonals (those with squares in both halves) are
+ * sum diagonals N-h .. N+h-2 and difference diagonals N-h .. N+h-2; the
+ * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.
+ */
+static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it, uint64_t p1,
+                        uint64_t p2, uint64_t sig_or, uint64_t *out, size_t cap)
+{
+    const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
+    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
+    /* Shifts from local to global masks, north (r0 = 0) and south (r0 = N - h). */
+    const int n_s1 = c0, n_s2 = n - h - c0;
+    const int s_s1 = south + c0, s_s2 = south - c0 + n - h;
+    size_t count = 0;
+    while (!it->done) {
+        if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
+            half_next_cols(it, h);
+            continue;
+        }
+        const uint64_t *gn, *gs = NULL;
+        const uint32_t nn = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
+        const uint32_t ns_all =
+            nn ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
+        size_t ns = 0;
+        for (uint32_t j = 0; j < ns_all; j++) {
+            const uint64_t l1 = gs[j] & 0xffffffffu, l2 = gs[j] >> 32;
+            const uint64_t g1 = l1 << s_s1, g2 = l2 << s_s2;
+            if ((g1 & p1) | (g2 & p2))
+                continue;
+            /* Conflict word in the north quarter's frame (rows from 0): the
+             * south quarter sits N - h rows lower, so both families shift
+             * by N - h; bits past 31 cannot meet a north diagonal (those
+             * end at 2h - 2 <= 30) and are dropped. */
+            s->south_cw[ns] = ((l1 << south) & 0xffffffffu) | ((l2 << south) & 0xffffffffu) << 32;
+            s->south_sig[ns] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
+            ns++;
+        }
+        for (uint32_t i = it->next_i; ns && i < nn; i++) {
+            if (count + ns > cap) { /* full: resume at this north placement */
+                it->next_i = i;
+                return count;
+            }
+            const uint64_t l1 = gn[i] & 0xffffffffu, l2 = gn[i] >> 32;
+            const uint64_t g1 = l1 << n_s1, g2 = l2 << n_s2;
+            if ((g1 & p1) | (g2 & p2))
+                continue;
+            const uint64_t cw = gn[i]; /* north frame: the local masks themselves */
+            const uint64_t sig =
+                (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1) | sig_or;
+            /* Pairing loop: rows and columns are disjoint by construction,
+             * one AND tests both diagonal families.  Branch-free: always
+             * write, advance only when compatible (out has a spare slot). */
+            for (size_t j = 0; j < ns; j++) {
+                out[count] = sig | s->south_sig[j];
+                count += (cw & s->south_cw[j]) == 0;
+            }
+        }
+        half_next_cols(it, h);
+    }
+    return count;
+}
+
+/* Decodes unit u into configuration, E and weight. */
+static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
+{
+    if (u < p->ncanon) {
+        d->a_first = d->a_last = d->b = 0;
+        d->east = p->canon[u];
+        d->weight = p->canon_weight[u];
+        return;
+    }
+    u -= p->ncanon;
+    d->b = 2 + (int)(u / p->nall); /* b = 1 leaves no a with 0 < a < b */
+    d->a_first = 1;
+    d->a_last = d->b - 1;
+    /* all_e skips the row of the middle column's queen (local south row
+     * b - 1, bit h + b - 1): insert a zero bit there. */
+    const uint32_t x = p->all_e[u % p->nall];
+    const int pos = p->h + d->b - 1;
+    const uint32_t low = (UINT32_C(1) << pos) - 1;
+    d->east = (x & low) | (x & ~low) << 1;
+    d->weight = 8;
+}
+
+/* State of one unit's join: the west halves (all of them when west_whole)
+ * and the east halves gathered so far. */
+typedef struct unit_join {
+    const mitm_plan *p;
+    const mitm_scratch *s;
+    uint32_t west_n, west_s; /* west rows, north and south quarter */
+    uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
+    size_t nw, ne;
+    int west_whole;
+    uint64_t pairs;
+} unit_join;
+
+/* Joins the gathered east halves with every west half and empties them.
+ * The count is bilinear, so when the west halves did not fit one buffer,
+ * the east batch is joined with each west batch in turn. */
+static void flush_east(unit_join *u)
+{
+    const mitm_plan *p = u->p;
+    if (u->west_whole) {
+        u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
+    } else {
+        const uint32_t hm = (UINT32_C(1) << p->h) - 1;
+        half_iter wi;
+        half_start(&wi, u->west_n, u->west_s, hm, 0);
+        while (!wi.done) {
+            u->nw = half_next(p, u->s, &wi, u->wp1, u->wp2, 0, u->s->west, p->half_cap);
+            u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
+        }
+    }
+    u->ne = 0;
+}
+
+/* Adds the east halves of one configuration (columns east_cols, avoiding
+ * p1/p2, signatures ORed with sig_or), joining whenever the buffer fills. */
+static void add_east(unit_join *u, uint32_t east, uint32_t east_cols, uint64_t p1, uint64_t p2,
+                     uint64_t sig_or)
+{
+    const mitm_plan *p = u->p;
+    const uint32_t hm = (UINT32_C(1) << p->h) - 1;
+    half_iter ei;
+    half_start(&ei, east & hm, east >> p->h, east_cols, p->n - p->h);
+    while (!ei.done) {
+        u->ne += half_next(p, u->s, &ei, p1, p2, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+        if (!ei.done)
+            flush_east(u); /* buffer full: an empty one always makes progress */
+    }
+}
+
+/*
+ * A unit's count.  Even N and the odd-N centre queen: one configuration.
+ * Odd N, unit (b, E): the queen of the middle column stands at (m + b, m)
+ * and holds south row b - 1; for every a = 1 .. b - 1 the queen of the
+ * middle row stands at (m, m + a) and holds east column a - 1.  The west
+ * halves do not depend on a except through that queen's two diagonals,
+ * which are shared diagonals (bits h + a - 1 and 3h - a - 2 of a
+ * signature, as a <= h - 1): ORing them into every east signature of
+ * configuration a makes the join reject the west halves it attacks.  So
+ * the west halves are built once and all configurations' east halves are
+ * joined with them in one go.
+ */
+static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
+{
+    const mitm_plan *p = job->plan;
+    out->unique = 0;
+    out->nodes = 0;
+    if (p->tiny) {
+        out->total = tiny_count(p->n, 0, 0, 0, 0);
+        return;
+    }
+    nq_mitm_unit d;
+    decode_unit(p, unit, &d);
+    const int n = p->n, h = p->h, mid = n / 2;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const mitm_scratch s = carve_scratch(p, scratch);
+    unit_join u = {.p = p, .s = &s};
+    uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
+    if (n & 1) {
+        /* The middle column's queen (the centre queen when b = 0). */
+        u.wp1 = UINT64_C(1) << (2 * mid + d.b);
+        u.wp2 = UINT64_C(1) << (n - 1 + d.b);
+        if (d.b)
+            rows &= ~(UINT32_C(1) << (h + d.b - 1));
+    }
+    const uint32_t west = rows & ~d.east;
+    u.west_n = west & hm;
+    u.west_s = west >> h;
+    half_iter wi;
+    half_start(&wi, u.west_n, u.west_s, hm, 0);
+    u.nw = half_next(p, &s, &wi, u.wp1, u.wp2, 0, s.west, p->half_cap);
+    u.west_whole = wi.done; /* the usual case: all west halves fit */
+    if (u.nw == 0 && u.west_whole) {
+        out->total = 0;
+        return;
+    }
+    if (d.a_first == 0) {
+        add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
+    } else {
+        for (int a = d.a_first; a <= d.a_last; a++) {
+            const uint64_t p1 = u.wp1 | UINT64_C(1) << (2 * mid + a);
+            const uint64_t p2 = u.wp2 | UINT64_C(1) << (n - 1 - a);
+            const uint64_t sig_or = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
+            add_east(&u, d.east, hm & ~(UINT32_C(1) << (a - 1)), p1, p2, sig_or);
+        }
+    }
+    if (u.ne)
+        flush_east(&u);
+    out->total = (nq_u128)u.pairs * d.weight;
+}
+
+static void plan_free(mitm_plan *p)
+{
+    if (!p)
+        return;
+    nq_quarter_store_free(&p->qs);
+    free(p->canon);
+    free(p->canon_weight);
+    free(p->all_e);
+    free(p);
+}
+
+/* C(2h, h): how many E there are. */
+static uint64_t central_binomial(int h)
+{
+    uint64_t c = 1;
+    for (int i = 1; i <= h; i++)
+        c = c * (uint64_t)(h + i) / (uint64_t)i; /* exact: c * (h+i) = C(h+i, i) * i */
+    return c;
+}
+
+/* Fills the E lists, pairs and the scratch caps.  Returns 0 or NQ_ENOMEM. */
+static int plan_units(mitm_plan *p)
+{
+    const int h = p->h;
+    const uint32_t full = (UINT32_C(1) << 2 * h) - 1, hm = (UINT32_C(1) << h) - 1;
+    const uint64_t nall = central_binomial(h);
+    p->canon = malloc(nall * sizeof *p->canon);
+    p->canon_weight = malloc(nall);
+    if (!p->canon || !p->canon_weight)
+        return NQ_ENOMEM;
+    size_t cap = 0;
+    for (uint32_t e = hm;; e = next_same_popcount(e)) {
+        const uint32_t orbit[4] = {e, mirror_rows(e, h), ~e & full, mirror_rows(~e & full, h)};
+        uint32_t min = e, distinct = 0;
+        for (int a = 0; a < 4; a++) {
+            int seen = 0;
+            for (int b = 0; b < a; b++)
+                seen |= orbit[b] == orbit[a];
+            distinct += !seen;
+            if (orbit[a] < min)
+                min = orbit[a];
+        }
+        if (min == e) {
+            p->canon[p->ncanon] = e;
+            p->canon_weight[p->ncanon++] = (uint8_t)distinct;
+        }
+        /* Bound on this E's east half-boards: every pair of groups, before
+         * the diagonal test.  The west side of E is the east side of its
+         * complement, also in the list, so the maximum covers both. */
+        const int k = __builtin_popcount(e & hm);
+        size_t bound = 0;
+        uint32_t cols = (UINT32_C(1) << k) - 1;
+        for (;;) {
+            const uint64_t *g;
+            const size_t a = nq_quarter_group(&p->qs, e & hm, cols, &g);
+            bound += a * nq_quarter_group(&p->qs, e >> h, hm & ~cols, &g);
+            if (k == 0 || cols >= (hm & ~(hm >> k)))
+                break;
+            cols = next_same_popcount(cols);
+        }
+        if (bound > cap)
+            cap = bound;
+        if (e == (hm << h))
+            break;
+    }
+    p->half_cap = cap;
+    for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
+        if (p->qs.start[k + 1] - p->qs.start[k] > p->group_cap)
+            p->group_cap = p->qs.start[k + 1] - p->qs.start[k];
+
+    /* Batches must hold at least one north placement's pairs (half_next). */
+    if (p->half_cap < p->group_cap)
+        p->half_cap = p->group_cap;
+    if (p->n & 1) {
+        p->nall = central_binomial(h) / 2; /* C(2h-1, h-1) = C(2h, h) / 2 */
+        p->all_e = malloc(p->nall * sizeof *p->all_e);
+        p->nb = (uint64_t)(h - 1); /* b = 2 .. h */
+        if (!p->all_e)
+            return NQ_ENOMEM;
+        uint64_t k = 0;
+        for (uint32_t x = (UINT32_C(1) << (h - 1)) - 1; k < p->nall; x = next_same_popcount(x))
+            p->all_e[k++] = x;
+    }
+    return 0;
+}
+
+static int mitm_plan_job(nq_job *job, const nq_settings *s)
+{
+    (void)s;
+    if (job->n > NQ_MITM_MAX_N)
+        return NQ_EUNSUPPORTED;
+    mitm_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NQ_ENOMEM;
+    p->n = job->n;
+    p->h = job->n / 2;
+    job->plan = p;
+    job->split_depth = 0;
+    uint64_t id = nq_hash_bytes(NQ_HASH_SEED, "mitm", 4);
+    id = nq_hash_bytes(id, &job->n, sizeof job->n);
+    if (job->n < NQ_MITM_MIN_N) {
+        p->tiny = 1;
+        job->units = 1;
+        job->identity = id;
+        return 0;
+    }
+    p->sig_bits = 4 * p->h - 2;
+    int ret = nq_quarter_store_build(&p->qs, p->h);
+    if (ret == 0)
+        ret = plan_units(p);
+    if (ret < 0)
+        return ret; /* job release frees the partial plan */
+    p->scratch_bytes = scratch_bytes_for(p->half_cap, p->group_cap);
+    job->units = p->ncanon + p->nb * p->nall;
+    /* Identity: the unit list is a function of n and of the orders used
+     * above; hash the lists themselves so any change of order shows. */
+    id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
+    id = nq_hash_bytes(id, p->canon_weight, p->ncanon);
+    if (p->nall)
+        id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
+    id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
+    job->identity = id;
+    return 0;
+}
+
+static size_t mitm_scratch_size(const nq_job *job)
+{
+    const mitm_plan *p = job->plan;
+    return p->tiny ? 0 : p->scratch_bytes;
+}
+
+static void mitm_release(nq_job *job)
+{
+    plan_free(job->plan);
+    job->plan = NULL;
+}
+
+int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
+{
+    if (!job || !out || job->ops != &nq_engine_mitm || unit >= job->units)
+        return NQ_EINVAL_ARG;
+    const mitm_plan *p = job->plan;
+    if (p->tiny)
+        return NQ_EUNSUPPORTED;
+    decode_unit(p, unit, out);
+    return 0;
+}
+
+size_t nq_mitm_memory_estimate(int n, int threads)
+{
+    if (n < 1 || n > NQ_MITM_MAX_N)
+        return 0;
+    if (n < NQ_MITM_MIN_N)
+        return sizeof(mitm_plan);
+    const int h = n / 2;
+    /* Unit tables: canonical E with weights, and the odd-N E list. */
+    const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
+                         (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
+    return sizeof(mitm_plan) + nq_quarter_store_bytes(h) + units +
+           (size_t)(threads > 0 ? threads : 1) * scratch_per_h[h];
+}
+
+const struct nq_engine_ops nq_engine_mitm = {
+    .id = NQ_ENGINE_MITM,
+    .name = "mitm",
+    .plan = mitm_plan_job,
+    .solve = mitm_solve,
+    .scratch_size = mitm_scratch_size,
+    .release = mitm_release,
+};

@@ -1,0 +1,283 @@
+/*
+ * test_mitm.c - the meet-in-the-middle engine: totals, the weight of every
+ * unit, the quarter store and the join kernel, each against an independent
+ * reference (the known table, the plain engine, a solution listing, a naive
+ * pair loop, a direct check of each placement).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "join.h"
+#include "known.h"
+#include "mitm.h"
+#include "nqueens/nqueens.h"
+#include "quarter_store.h"
+
+static const int thread_counts[] = {1, 2, 3, 8};
+
+static nq_u128 count_total(int n, enum nq_engine engine, int threads)
+{
+    nq_settings s;
+    nq_result r;
+    nq_default_settings(&s);
+    s.n = n;
+    s.engine = engine;
+    s.threads = threads;
+    int ret = nq_count(&s, &r);
+    if (ret != 0)
+        fail_msg("nq_count(n=%d, %s, threads=%d) = %d", n, nq_engine_name(engine), threads, ret);
+    assert_int_equal(r.engine, engine);
+    return r.total;
+}
+
+/* N = 1..15: the table, the plain engine, and every thread count agree. */
+static void test_totals(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= 15; n++) {
+        const nq_u128 plain = count_total(n, NQ_ENGINE_PLAIN, 1);
+        assert_true(plain == known_total[n]);
+        for (size_t t = 0; t < sizeof thread_counts / sizeof *thread_counts; t++)
+            if (count_total(n, NQ_ENGINE_MITM, thread_counts[t]) != plain)
+                fail_msg("mitm n=%d threads=%d: wrong total", n, thread_counts[t]);
+    }
+}
+
+/* Solutions classified by the (a, b, E) of a unit, counted in a flat array. */
+typedef struct classifier {
+    int n, h;
+    uint64_t *counts; /* index ((a + h) * (2h + 1) + (b + h)) << 2h | E */
+} classifier;
+
+static size_t class_index(const classifier *c, int a, int b, uint32_t east)
+{
+    const size_t side = (size_t)(2 * c->h + 1);
+    return (((size_t)(a + c->h) * side + (size_t)(b + c->h)) << (2 * c->h)) | east;
+}
+
+/* Classifies one solution exactly as mitm.h defines a unit. */
+static int classify(const int *cols, int n, void *user)
+{
+    classifier *c = user;
+    const int h = n / 2, mid = n / 2;
+    int a = 0, b = 0;
+    if (n & 1) {
+        a = cols[mid] - mid;
+        for (int r = 0; r < n; r++)
+            if (cols[r] == mid)
+                b = r - mid;
+    }
+    uint32_t east = 0;
+    for (int i = 0; i < h; i++) {
+        east |= (uint32_t)(cols[i] >= n - h) << i;              /* north row i */
+        east |= (uint32_t)(cols[n - h + i] >= n - h) << (h + i); /* south row n-h+i */
+    }
+    c->counts[class_index(c, a, b, east)]++;
+    return 0;
+}
+
+/*
+ * For N = 4..13: each unit's count is its weight times the number of
+ * solutions of its class (from the listing), no class is solved twice, and
+ * weight times class count summed over the units is the whole total, so
+ * the weights account for every solution exactly once.
+ */
+static void test_unit_weights(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
+        classifier c = {.n = n, .h = n / 2};
+        const size_t classes = (size_t)(2 * c.h + 1) * (size_t)(2 * c.h + 1) << (2 * c.h);
+        c.counts = calloc(classes, sizeof *c.counts);
+        unsigned char *seen = calloc(classes, 1);
+        assert_non_null(c.counts);
+        assert_non_null(seen);
+        uint64_t listed = 0;
+        assert_int_equal(nq_list_solutions(n, 0, classify, &c, &listed), 0);
+        assert_true(listed == known_total[n]);
+
+        nq_settings s;
+        nq_job *job = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        assert_int_equal(nq_job_create(&job, &s), 0);
+        nq_u128 weighted = 0;
+        for (uint64_t u = 0; u < nq_job_units(job); u++) {
+            nq_mitm_unit d;
+            nq_counts got;
+            assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
+            assert_int_equal(nq_job_solve_unit(job, u, &got), 0);
+            assert_true(d.weight >= 1 && d.weight <= 8);
+            assert_true(d.a_first <= d.a_last);
+            uint64_t solutions = 0;
+            for (int a = d.a_first; a <= d.a_last; a++) {
+                const size_t k = class_index(&c, a, d.b, d.east);
+                if (seen[k])
+                    fail_msg("n=%d: unit %llu repeats a class", n, (unsigned long long)u);
+                seen[k] = 1;
+                solutions += c.counts[k];
+            }
+            if (got.total != (nq_u128)solutions * d.weight)
+                fail_msg("n=%d unit %llu (a=%d..%d b=%d E=%#x w=%u): %llu, expected %llu x %u", n,
+                         (unsigned long long)u, d.a_first, d.a_last, d.b, d.east, d.weight,
+                         (unsigned long long)got.total, (unsigned long long)solutions, d.weight);
+            weighted += (nq_u128)solutions * d.weight;
+        }
+        if (weighted != known_total[n])
+            fail_msg("n=%d: weights cover %llu solutions, not %llu", n,
+                     (unsigned long long)weighted, (unsigned long long)known_total[n]);
+        nq_job_free(&job);
+        free(seen);
+        free(c.counts);
+    }
+}
+
+/* xorshift64*: a fixed, portable pseudo-random stream. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * UINT64_C(2685821657736338717);
+}
+
+/* Signatures of `bits` bits, each bit set with probability about 1/density. */
+static void random_sigs(uint64_t *v, size_t n, int bits, int density, uint64_t *x)
+{
+    const uint64_t mask = bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = ~UINT64_C(0);
+        for (int d = 1; d < density; d++) /* AND of `density` words: 1/2^density per bit */
+            s &= next_random(x);
+        v[i] = s & next_random(x) & mask;
+    }
+}
+
+/* The bit-sliced join equals the naive double loop, across block edges. */
+static void test_join_kernel(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 511, 512, 513, 1500, 2049};
+    static const int bits[] = {1, 5, 17, 34, 38, 42, 61, 64};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
+    assert_non_null(js);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++)
+            for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
+                const int density = 1 + (int)((i + j + k) % 3);
+                random_sigs(a, sizes[i], bits[k], density + 1, &x);
+                random_sigs(b, sizes[j], bits[k], density + 1, &x);
+                const uint64_t want = nq_join_count_naive(a, sizes[i], b, sizes[j]);
+                const uint64_t got = nq_join_count(a, sizes[i], b, sizes[j], bits[k], js);
+                if (got != want)
+                    fail_msg("join %zu x %zu, %d bits: %llu, expected %llu", sizes[i], sizes[j],
+                             bits[k], (unsigned long long)got, (unsigned long long)want);
+            }
+    free(a);
+    free(b);
+    free(js);
+}
+
+/* Non-attacking placements on the h x h board using exactly the rows and
+ * columns given, counted by assigning columns to rows from the top. */
+static uint64_t placements_on(int h, uint32_t rows, uint32_t cols, int i, uint64_t d1, uint64_t d2)
+{
+    while (i < h && !(rows >> i & 1))
+        i++;
+    if (i == h)
+        return cols == 0;
+    uint64_t count = 0;
+    for (int j = 0; j < h; j++)
+        if (cols >> j & 1 && !(d1 >> (i + j) & 1) && !(d2 >> (i - j + h) & 1))
+            count += placements_on(h, rows, cols & ~(UINT32_C(1) << j), i + 1,
+                                   d1 | UINT64_C(1) << (i + j), d2 | UINT64_C(1) << (i - j + h));
+    return count;
+}
+
+/* The store holds exactly the non-attacking placements, each in its group,
+ * with one diagonal of each family per queen. */
+static void test_quarter_store(void **state)
+{
+    (void)state;
+    for (int h = 0; h <= 7; h++) {
+        nq_quarter_store qs;
+        assert_int_equal(nq_quarter_store_build(&qs, h), 0);
+        assert_true(qs.placements == nq_quarter_store_placements(h));
+        uint64_t sum = 0;
+        for (uint32_t rows = 0; rows < (UINT32_C(1) << h); rows++)
+            for (uint32_t cols = 0; cols < (UINT32_C(1) << h); cols++) {
+                const uint64_t *g;
+                const uint32_t size = nq_quarter_group(&qs, rows, cols, &g);
+                assert_true(size == placements_on(h, rows, cols, 0, 0, 0));
+                sum += size;
+                for (uint32_t i = 0; i < size; i++) {
+                    const uint32_t d1 = (uint32_t)g[i], d2 = (uint32_t)(g[i] >> 32);
+                    assert_int_equal(__builtin_popcount(d1), __builtin_popcount(rows));
+                    assert_int_equal(__builtin_popcount(d2), __builtin_popcount(rows));
+                    assert_true(d1 >> (2 * h - 1) == 0 && d2 >> (2 * h - 1) == 0);
+                }
+            }
+        assert_true(sum == qs.placements);
+        nq_quarter_store_free(&qs);
+    }
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    nq_settings s;
+    nq_job *job = NULL;
+    nq_default_settings(&s);
+    s.engine = NQ_ENGINE_MITM;
+    s.n = NQ_MITM_MAX_N + 1;
+    assert_int_equal(nq_job_create(&job, &s), NQ_EUNSUPPORTED);
+    assert_null(job);
+    assert_int_equal(nq_mitm_memory_estimate(NQ_MITM_MAX_N + 1, 1), 0);
+    assert_true(nq_mitm_memory_estimate(20, 2) < (size_t)1 << 30);
+    assert_true(nq_mitm_memory_estimate(22, 2) < (size_t)4 << 30);
+    assert_true(nq_mitm_memory_estimate(18, 2) > nq_mitm_memory_estimate(18, 1));
+    assert_false(nq_engine_has_unique(NQ_ENGINE_MITM));
+
+    /* Tiny boards are one unit and have no unit description. */
+    s.n = 3;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    assert_int_equal(nq_job_units(job), 1);
+    nq_mitm_unit d;
+    assert_int_equal(nq_mitm_describe_unit(job, 0, &d), NQ_EUNSUPPORTED);
+    nq_job_free(&job);
+
+    /* The unit list is deterministic: same identity, same units. */
+    nq_job *j2 = NULL;
+    s.n = 12;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    s.threads = 3;
+    assert_int_equal(nq_job_create(&j2, &s), 0);
+    assert_true(nq_job_identity(job) == nq_job_identity(j2));
+    assert_true(nq_job_units(job) == nq_job_units(j2));
+    assert_int_equal(nq_mitm_describe_unit(job, nq_job_units(job), &d), NQ_EINVAL_ARG);
+    nq_job_free(&job);
+    nq_job_free(&j2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_totals),
+        cmocka_unit_test(test_unit_weights),
+        cmocka_unit_test(test_join_kernel),
+        cmocka_unit_test(test_quarter_store),
+        cmocka_unit_test(test_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
