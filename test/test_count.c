@@ -18,7 +18,7 @@
 
 #define FAST_MAX_N 15
 
-static const enum nq_engine test_engines[] = {NQ_ENGINE_MIRROR, NQ_ENGINE_MITM};
+static const enum nq_engine test_engines[] = {NQ_ENGINE_MIRROR, NQ_ENGINE_FULL, NQ_ENGINE_MITM};
 static const int thread_counts[] = {1, 2, 3, 8};
 
 static nq_result count_or_fail(int n, enum nq_engine engine, int threads, int split)
