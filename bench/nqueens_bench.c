@@ -56,8 +56,23 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* Default thread counts: 1, 2, 4, ... below `cores`, then `cores`. */
+static void default_threads(bench_list *list, int cores)
+{
+    list->count = 0;
+    for (int t = 1; t < cores && list->count < BENCH_MAX_LIST - 1; t *= 2)
+        list->values[list->count++] = t;
+    list->values[list->count++] = cores;
+}
+
 static void usage(FILE *out)
 {
+    bench_list def;
+    char here[128] = "";
+    default_threads(&def, bench_cores());
+    for (int i = 0; i < def.count; i++)
+        snprintf(here + strlen(here), sizeof here - strlen(here), "%s%d", i ? "," : "",
+                 def.values[i]);
     fprintf(out,
             "Usage: nqueens-bench [options]\n"
             "Times the N-Queens counter over board sizes, thread counts and engines.\n"
@@ -80,7 +95,7 @@ static void usage(FILE *out)
             "                        (default threads: 1, 2, 4, ..., 1024)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
-            "see --threads", NQ_MAX_SPLIT_DEPTH);
+            here, NQ_MAX_SPLIT_DEPTH);
 }
 
 /* One-line error on stderr and exit status 2. */
@@ -176,15 +191,6 @@ static void parse_engines(const char *text, bench_options *o)
     }
     if (o->engine_count == 0)
         die_usage("empty engine list '%s'", text);
-}
-
-/* Default thread counts: 1, 2, 4, ... below `cores`, then `cores`. */
-static void default_threads(bench_list *list, int cores)
-{
-    list->count = 0;
-    for (int t = 1; t < cores && list->count < BENCH_MAX_LIST - 1; t *= 2)
-        list->values[list->count++] = t;
-    list->values[list->count++] = cores;
 }
 
 /* Opens path for writing now, so a bad path fails before a long sweep. */

@@ -49,13 +49,13 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             char total[48], expected[48];
             nq_u128_to_string(run->total, total, sizeof total);
             nq_u128_to_string(bc->expected, expected, sizeof expected);
-            fprintf(f, "%s,%d,%d,%d,%llu,%d,%.6f,%s,%s,%s,", nq_engine_name(bc->engine), bc->n,
+            fprintf(f, "%s,%d,%d,%d,%llu,%d,%.9f,%s,%s,%s,", nq_engine_name(bc->engine), bc->n,
                     bc->threads, bc->split_depth, (unsigned long long)bc->units, r + 1,
                     run->seconds, total, bc->checked ? expected : "",
                     !bc->checked ? "" : run->total == bc->expected ? "yes" : "no");
             if (bc->has_nodes)
                 fprintf(f, "%llu", (unsigned long long)run->nodes);
-            fprintf(f, ",%.6f,%.6f,%.6f,", bc->median, bc->min, bc->max);
+            fprintf(f, ",%.9f,%.9f,%.9f,", bc->median, bc->min, bc->max);
             put_double(f, bc->speedup, "");
             fputc(',', f);
             put_double(f, bc->efficiency, "");
@@ -92,8 +92,8 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         const bench_case *bc = &cases[i];
         char expected[48];
         fprintf(f, "%s\n    {\"engine\": \"%s\", \"n\": %d, \"threads\": %d, \"split_depth\": %d, "
-                   "\"units\": %llu, \"expected\": %s, \"correct\": %s, \"median\": %.6f, "
-                   "\"min\": %.6f, \"max\": %.6f, \"speedup\": ",
+                   "\"units\": %llu, \"expected\": %s, \"correct\": %s, \"median\": %.9f, "
+                   "\"min\": %.9f, \"max\": %.9f, \"speedup\": ",
                 i ? "," : "", nq_engine_name(bc->engine), bc->n, bc->threads, bc->split_depth,
                 (unsigned long long)bc->units,
                 bc->checked ? nq_u128_to_string(bc->expected, expected, sizeof expected) : "null",
@@ -107,7 +107,7 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         fputs(",\n     \"runs\": [", f);
         for (int r = 0; r < bc->repeats; r++) {
             char total[48];
-            fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.6f, \"total\": %s, \"nodes\": ",
+            fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.9f, \"total\": %s, \"nodes\": ",
                     r ? ", " : "", r + 1, bc->runs[r].seconds,
                     nq_u128_to_string(bc->runs[r].total, total, sizeof total));
             if (bc->has_nodes)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -25,6 +26,15 @@
 #include "model.h"
 
 #define PROFILE_MAX_P 1024
+
+/* CPU seconds of the calling thread: a unit's cost without the time the
+ * thread spent preempted, which on a shared machine is most of the noise. */
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -128,8 +138,9 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
         estimate = NULL;
     }
 
-    /* Every unit alone, on all cores at once: each is timed on the thread
-     * that solves it, under the same load a real run puts on the machine. */
+    /* Every unit alone, on all cores at once: each is timed (CPU time) on
+     * the thread that solves it, under the load a real run puts on the
+     * machine. */
     nq_u128 total = 0;
     int failed = 0;
     const int cores = bench_cores();
@@ -139,9 +150,9 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
 #endif
     for (uint64_t u = 0; u < units; u++) {
         nq_counts c;
-        const double t0 = nq_now();
+        const double t0 = thread_cpu_now();
         int r = nq_job_solve_unit(job, u, &c);
-        seconds[u] = nq_now() - t0;
+        seconds[u] = thread_cpu_now() - t0;
         nodes[u] = (double)c.nodes;
 #ifdef _OPENMP
 #pragma omp critical(profile_sum)
@@ -171,7 +182,7 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
            !checked ? "unchecked" : wrong ? "WRONG" : "correct");
     printf("  %-8s %8s %12s %12s %12s %12s %9s\n", "cost", "units", "sum", "mean", "median",
            "max", "max/sum");
-    print_distribution("time", "ms", 1e3, seconds, units);
+    print_distribution("cpu time", "ms", 1e3, seconds, units);
     if (job->ops->has_nodes)
         print_distribution("nodes", "nodes", 1, nodes, units);
     if (estimate) {
@@ -194,7 +205,7 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
         double et = predict(seconds, units, p, &rt);
         double en = job->ops->has_nodes ? predict(nodes, units, p, &rn) : NAN;
         double ee = predict(estimate, units, p, &re);
-        printf("  %7d %8llu %11.4f", p, (unsigned long long)rt.tasks, rt.makespan);
+        printf("  %7d %8llu %11.5g", p, (unsigned long long)rt.tasks, rt.makespan);
         print_opt(" %*.3f", 9, et);
         print_opt(" %*.3f", 9, en);
         print_opt(" %*.3f", 9, ee);
@@ -204,7 +215,7 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
             listed |= threads->values[i] == p;
         if (listed)
             m = p == 1 ? measured_1 : measure(job, p, repeat, &wrong, expected, checked);
-        print_opt(" %*.4f", 11, m);
+        print_opt(" %*.5g", 11, m);
         print_opt(" %*.3f", 9, isnan(measured_1) ? NAN : measured_1 / (p * m));
         printf("%s\n", listed && p > cores ? "  (oversubscribed)" : "");
     }
@@ -218,11 +229,11 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
         double en = job->ops->has_nodes ? predict(nodes, units, p, &rn) : NAN;
         double ee = predict(estimate, units, p, &re);
         double m = measure(job, p, repeat, &wrong, expected, checked);
-        printf("  %7d %8llu %11.4f", p, (unsigned long long)rt.tasks, rt.makespan);
+        printf("  %7d %8llu %11.5g", p, (unsigned long long)rt.tasks, rt.makespan);
         print_opt(" %*.3f", 9, et);
         print_opt(" %*.3f", 9, en);
         print_opt(" %*.3f", 9, ee);
-        print_opt(" %*.4f", 11, m);
+        print_opt(" %*.5g", 11, m);
         print_opt(" %*.3f", 9, isnan(measured_1) ? NAN : measured_1 / (p * m));
         printf("%s\n", p > cores ? "  (oversubscribed)" : "");
     }
