@@ -99,7 +99,7 @@ static void usage(FILE *out)
 }
 
 /* One-line error on stderr and exit status 2. */
-static void die_usage(const char *fmt, ...)
+static _Noreturn void die_usage(const char *fmt, ...)
 {
     va_list ap;
     fputs("nqueens-bench: ", stderr);
@@ -139,7 +139,7 @@ static void parse_list(const char *text, long lo, long hi, const char *what, ben
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *dash = memchr(p, '-', len);
-        int a, b;
+        int a = 0, b = 0;
         if (dash) {
             if (parse_int(p, (size_t)(dash - p), lo, hi, &a) < 0 ||
                 parse_int(dash + 1, len - (size_t)(dash - p) - 1, lo, hi, &b) < 0)
