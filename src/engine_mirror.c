@@ -141,12 +141,11 @@ static void mirror_solve(const nq_job *job, uint64_t unit, nq_counts *out, void 
 {
     (void)scratch;
     const nq_subproblem *sp = &((const nq_subproblem *)job->plan)[unit];
-    uint64_t nodes = 0;
     uint64_t count = nq_search_count(job->n - sp->row, sp->cols, sp->diag_left,
-                                     sp->diag_right, &nodes);
+                                     sp->diag_right);
     out->total = (nq_u128)count * sp->weight;
     out->unique = 0;
-    out->nodes = nodes;
+    out->nodes = 0;
 }
 
 static void mirror_release(nq_job *job)
@@ -158,7 +157,6 @@ static void mirror_release(nq_job *job)
 const struct nq_engine_ops nq_engine_mirror = {
     .id = NQ_ENGINE_MIRROR,
     .name = "mirror",
-    .has_nodes = 1,
     .plan = mirror_plan,
     .solve = mirror_solve,
     .release = mirror_release,
