@@ -187,8 +187,11 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
         print_distribution("nodes", "nodes", 1, nodes, units);
     if (estimate) {
         print_distribution("estimate", "relative", 1, estimate, units);
-        printf("  correlation of the estimate with measured nodes %.3f, with time %.3f\n",
-               correlation(estimate, nodes, units), correlation(estimate, seconds, units));
+        printf("  correlation of the estimate with measured cpu time %.3f",
+               correlation(estimate, seconds, units));
+        if (job->ops->has_nodes)
+            printf(", with nodes %.3f", correlation(estimate, nodes, units));
+        putchar('\n');
     }
 
     /* Predicted (from the measured unit times, node counts and estimates)

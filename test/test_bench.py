@@ -118,7 +118,7 @@ class Modes(unittest.TestCase):
         self.assertIsNotNone(m, out)
         units, total_ms, mean_ms = int(m.group(1)), float(m.group(2)), float(m.group(3))
         self.assertAlmostEqual(mean_ms * units / total_ms, 1, delta=1e-3)
-        self.assertRegex(out, r"(?m)^\s+nodes\s+\d+", "node distribution")
+        self.assertRegex(out, r"(?m)^\s+estimate\s+\d+", "estimate distribution")
         rows = {}
         for line in out.splitlines():
             f = line.split()
