@@ -27,7 +27,8 @@ typedef struct bench_list {
 
 /* One timed count. */
 typedef struct bench_run {
-    double seconds; /* nq_result.seconds: planning plus solving */
+    double seconds;     /* nq_result.seconds: planning plus solving */
+    double cpu_seconds; /* CPU time of the whole process during the count */
     nq_u128 total;
     uint64_t nodes;
 } bench_run;
@@ -43,6 +44,7 @@ typedef struct bench_case {
     int repeats;
     bench_run *runs;
     double median, min, max;
+    double cpu_median; /* CPU seconds: unlike wall time, barely moved by other load */
     int checked; /* the known table has N */
     int correct; /* every run matched the table (1 when unchecked) */
     nq_u128 expected;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 
@@ -289,10 +290,25 @@ static void parse_args(int argc, char **argv, bench_options *o)
         o->json = open_output(o->json_path);
 }
 
+/* CPU seconds of the whole process (all its threads). */
+static double process_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Median of v[0..count); sorts v. */
+static double median_of(double *v, int count)
+{
+    qsort(v, (size_t)count, sizeof *v, compare_double);
+    return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
 }
 
 /* Runs one case: warm-ups, then timed repeats.  Returns 0 or an NQ_E* code. */
@@ -312,19 +328,24 @@ static int run_case(const bench_options *o, bench_case *bc)
     }
     bc->runs = calloc((size_t)o->repeat, sizeof *bc->runs);
     double *sorted = calloc((size_t)o->repeat, sizeof *sorted);
-    if (!bc->runs || !sorted) {
+    double *cpu = calloc((size_t)o->repeat, sizeof *cpu);
+    if (!bc->runs || !sorted || !cpu) {
         free(sorted);
+        free(cpu);
         return NQ_ENOMEM;
     }
     bc->checked = bench_known_total(bc->n, &bc->expected);
     bc->correct = 1;
     for (int i = 0; i < o->repeat; i++) {
+        const double cpu0 = process_cpu_now();
         int ret = nq_count(&s, &r);
+        cpu[i] = process_cpu_now() - cpu0;
         if (ret < 0) {
             free(sorted);
+            free(cpu);
             return ret;
         }
-        bc->runs[i] = (bench_run){r.seconds, r.total, r.has_nodes ? r.nodes : 0};
+        bc->runs[i] = (bench_run){r.seconds, cpu[i], r.total, r.has_nodes ? r.nodes : 0};
         sorted[i] = r.seconds;
         if (bc->checked && r.total != bc->expected)
             bc->correct = 0;
@@ -337,9 +358,10 @@ static int run_case(const bench_options *o, bench_case *bc)
     qsort(sorted, (size_t)o->repeat, sizeof *sorted, compare_double);
     bc->min = sorted[0];
     bc->max = sorted[o->repeat - 1];
-    bc->median = o->repeat % 2 ? sorted[o->repeat / 2]
-                               : (sorted[o->repeat / 2 - 1] + sorted[o->repeat / 2]) / 2;
+    bc->median = median_of(sorted, o->repeat);
+    bc->cpu_median = median_of(cpu, o->repeat);
     free(sorted);
+    free(cpu);
     return 0;
 }
 
@@ -363,9 +385,9 @@ static void derive(bench_case *cases, int i)
 
 static void print_header(void)
 {
-    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %16s %3s %9s %7s %6s %8s\n", "engine", "N", "thr",
-           "depth", "units", "median_s", "min_s", "max_s", "solutions", "ok", "nodes/s",
-           "speedup", "eff", "vs_plain");
+    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %16s %3s %9s %7s %6s %8s\n", "engine", "N",
+           "thr", "depth", "units", "median_s", "min_s", "max_s", "cpu_s", "solutions", "ok",
+           "nodes/s", "speedup", "eff", "vs_plain");
 }
 
 /* A float column, or "-" where the value is unknown. */
@@ -381,9 +403,10 @@ static void print_case(const bench_case *bc)
 {
     char total[48];
     nq_u128_to_string(bc->runs[0].total, total, sizeof total);
-    printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f %9.4f %16s %3s", nq_engine_name(bc->engine),
+    printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f %9.4f %9.4f %16s %3s", nq_engine_name(bc->engine),
            bc->n, bc->threads, bc->split_depth, (unsigned long long)bc->units, bc->median,
-           bc->min, bc->max, total, !bc->checked ? "?" : bc->correct ? "yes" : "NO");
+           bc->min, bc->max, bc->cpu_median, total,
+           !bc->checked ? "?" : bc->correct ? "yes" : "NO");
     double rate = NAN;
     if (bc->has_nodes && bc->median > 0)
         rate = (double)bc->runs[bc->repeats / 2].nodes / bc->median;

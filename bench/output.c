@@ -40,8 +40,8 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
                "# openmp: %s\n# OMP_PROC_BIND: %s\n# OMP_PLACES: %s\n# commit: %s\n# date: %s\n",
             m->library, m->cpu, m->cores, m->compiler, m->flags, m->openmp, m->proc_bind,
             m->places, m->commit, m->date);
-    fputs("engine,n,threads,split_depth,units,repeat,seconds,total,expected,correct,nodes,"
-          "case_median,case_min,case_max,speedup,efficiency,vs_plain\n", f);
+    fputs("engine,n,threads,split_depth,units,repeat,seconds,cpu_seconds,total,expected,correct,"
+          "nodes,case_median,case_min,case_max,speedup,efficiency,vs_plain\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         for (int r = 0; r < bc->repeats; r++) {
@@ -49,9 +49,9 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             char total[48], expected[48];
             nq_u128_to_string(run->total, total, sizeof total);
             nq_u128_to_string(bc->expected, expected, sizeof expected);
-            fprintf(f, "%s,%d,%d,%d,%llu,%d,%.9f,%s,%s,%s,", nq_engine_name(bc->engine), bc->n,
-                    bc->threads, bc->split_depth, (unsigned long long)bc->units, r + 1,
-                    run->seconds, total, bc->checked ? expected : "",
+            fprintf(f, "%s,%d,%d,%d,%llu,%d,%.9f,%.9f,%s,%s,%s,", nq_engine_name(bc->engine),
+                    bc->n, bc->threads, bc->split_depth, (unsigned long long)bc->units, r + 1,
+                    run->seconds, run->cpu_seconds, total, bc->checked ? expected : "",
                     !bc->checked ? "" : run->total == bc->expected ? "yes" : "no");
             if (bc->has_nodes)
                 fprintf(f, "%llu", (unsigned long long)run->nodes);
@@ -107,8 +107,9 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         fputs(",\n     \"runs\": [", f);
         for (int r = 0; r < bc->repeats; r++) {
             char total[48];
-            fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.9f, \"total\": %s, \"nodes\": ",
-                    r ? ", " : "", r + 1, bc->runs[r].seconds,
+            fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.9f, \"cpu_seconds\": %.9f, "
+                       "\"total\": %s, \"nodes\": ",
+                    r ? ", " : "", r + 1, bc->runs[r].seconds, bc->runs[r].cpu_seconds,
                     nq_u128_to_string(bc->runs[r].total, total, sizeof total));
             if (bc->has_nodes)
                 fprintf(f, "%llu}", (unsigned long long)bc->runs[r].nodes);
