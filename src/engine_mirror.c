@@ -50,7 +50,11 @@ static double mirror_predict(int n, int depth, const nq_subproblem *subs, long c
 static int mirror_auto(nq_job *job, nq_subproblem **subs_out, long *count_out, int *depth_out)
 {
     const int n = job->n, threads = job->threads;
-    const int max_depth = n < NQ_MAX_SPLIT_DEPTH ? n : NQ_MAX_SPLIT_DEPTH;
+    /* Past half the board, units are tiny and plentiful: when no depth up to
+     * there meets the target (small N on many threads), deeper expansion only
+     * costs planning time that the whole count does not have. */
+    const int half = n / 2 > 1 ? n / 2 : 1;
+    const int max_depth = half < NQ_MAX_SPLIT_DEPTH ? half : NQ_MAX_SPLIT_DEPTH;
     nq_subproblem *best = NULL;
     long best_count = 0;
     int best_depth = 0;
