@@ -89,7 +89,8 @@ static void usage(FILE *out)
             "      --csv FILE        write every run as CSV, with a machine header\n"
             "      --json FILE       write every run as JSON, with a machine header\n"
             "      --plot FILE       draw speedup and time into FILE.svg or FILE.png (gnuplot)\n"
-            "      --profile         time every unit, print the cost distribution and the\n"
+            "      --profile         time every unit of the job planned for the largest\n"
+            "                        --threads value, print the cost distribution and the\n"
             "                        model's predictions next to measured runs\n"
             "      --predict         print the model's predicted efficiency for each thread\n"
             "                        count from cheap estimates, counting nothing\n"
@@ -128,7 +129,8 @@ static int parse_int(const char *text, size_t len, long lo, long hi, int *value)
     return 0;
 }
 
-/* Parses "a,b,c-d" into *list, every value in [lo, hi], duplicates dropped.
+/* Parses "a,b,c-d" into *list, every value in [lo, hi], duplicates dropped,
+ * sorted ascending.
  * Dies with a one-line usage error naming `what` on bad input. */
 static void parse_list(const char *text, long lo, long hi, const char *what, bench_list *list)
 {
@@ -170,6 +172,13 @@ static void parse_list(const char *text, long lo, long hi, const char *what, ben
             break;
         p = end + 1;
     }
+    /* Ascending, so that 1 thread is timed before the counts compared with it. */
+    for (int i = 1; i < list->count; i++)
+        for (int j = i; j > 0 && list->values[j - 1] > list->values[j]; j--) {
+            int t = list->values[j];
+            list->values[j] = list->values[j - 1];
+            list->values[j - 1] = t;
+        }
 }
 
 static void parse_engines(const char *text, bench_options *o)
@@ -192,6 +201,12 @@ static void parse_engines(const char *text, bench_options *o)
     }
     if (o->engine_count == 0)
         die_usage("empty engine list '%s'", text);
+    /* plain first: every other case at the same N is compared with it. */
+    for (int i = 1; i < o->engine_count; i++)
+        if (o->engines[i] == NQ_ENGINE_PLAIN) {
+            o->engines[i] = o->engines[0];
+            o->engines[0] = NQ_ENGINE_PLAIN;
+        }
 }
 
 /* Opens path for writing now, so a bad path fails before a long sweep. */
