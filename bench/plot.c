@@ -123,7 +123,7 @@ int bench_plot(const char *path, const bench_machine *m, const bench_case *cases
     }
 
     fputs("set title 'Median time vs N'\nset xlabel 'N'\nset ylabel 'seconds'\n"
-          "set logscale y\nset autoscale\nset xtics 1\nset key left top\n", g);
+          "set logscale y\nset format y '%g'\nset autoscale\nset xtics 1\nset key left top\n", g);
     k = series(cases, count, 0, first, any_case);
     fputs(k ? "plot " : "plot NaN notitle", g);
     for (int s = 0; s < k; s++)
