@@ -326,56 +326,76 @@ static double median_of(double *v, int count)
     return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
 }
 
-/* Runs one case: warm-ups, then timed repeats.  Returns 0 or an NQ_E* code. */
-static int run_case(const bench_options *o, bench_case *bc)
+static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
+{
+    nq_default_settings(s);
+    s->n = bc->n;
+    s->engine = bc->engine;
+    s->threads = bc->threads;
+    s->split_depth = o->split_depth;
+}
+
+/* Warm-up runs of a case and room for its timed runs.
+ * Returns 0 or an NQ_E* code. */
+static int case_start(const bench_options *o, bench_case *bc)
 {
     nq_settings s;
-    nq_default_settings(&s);
-    s.n = bc->n;
-    s.engine = bc->engine;
-    s.threads = bc->threads;
-    s.split_depth = o->split_depth;
     nq_result r;
+    case_settings(o, bc, &s);
     for (int w = 0; w < o->warmup; w++) {
         int ret = nq_count(&s, &r);
         if (ret < 0)
             return ret;
     }
     bc->runs = calloc((size_t)o->repeat, sizeof *bc->runs);
-    double *sorted = calloc((size_t)o->repeat, sizeof *sorted);
-    double *cpu = calloc((size_t)o->repeat, sizeof *cpu);
-    if (!bc->runs || !sorted || !cpu) {
-        free(sorted);
+    if (!bc->runs)
+        return NQ_ENOMEM;
+    bc->checked = bench_known_total(bc->n, &bc->expected);
+    bc->correct = 1;
+    return 0;
+}
+
+/* Timed run number i of a case.  Returns 0 or an NQ_E* code. */
+static int case_run(const bench_options *o, bench_case *bc, int i)
+{
+    nq_settings s;
+    nq_result r;
+    case_settings(o, bc, &s);
+    const double cpu0 = process_cpu_now();
+    int ret = nq_count(&s, &r);
+    const double cpu = process_cpu_now() - cpu0;
+    if (ret < 0)
+        return ret;
+    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0};
+    if (bc->checked && r.total != bc->expected)
+        bc->correct = 0;
+    bc->engine = r.engine; /* auto resolves to a real engine */
+    bc->split_depth = r.split_depth;
+    bc->units = r.subproblems;
+    bc->has_nodes = r.has_nodes;
+    bc->repeats = i + 1;
+    return 0;
+}
+
+/* Median, min and max of a case's timed runs.  Returns 0 or NQ_ENOMEM. */
+static int case_finish(bench_case *bc)
+{
+    double *wall = calloc((size_t)bc->repeats, sizeof *wall);
+    double *cpu = calloc((size_t)bc->repeats, sizeof *cpu);
+    if (!wall || !cpu) {
+        free(wall);
         free(cpu);
         return NQ_ENOMEM;
     }
-    bc->checked = bench_known_total(bc->n, &bc->expected);
-    bc->correct = 1;
-    for (int i = 0; i < o->repeat; i++) {
-        const double cpu0 = process_cpu_now();
-        int ret = nq_count(&s, &r);
-        cpu[i] = process_cpu_now() - cpu0;
-        if (ret < 0) {
-            free(sorted);
-            free(cpu);
-            return ret;
-        }
-        bc->runs[i] = (bench_run){r.seconds, cpu[i], r.total, r.has_nodes ? r.nodes : 0};
-        sorted[i] = r.seconds;
-        if (bc->checked && r.total != bc->expected)
-            bc->correct = 0;
-        bc->engine = r.engine; /* auto resolves to a real engine */
-        bc->split_depth = r.split_depth;
-        bc->units = r.subproblems;
-        bc->has_nodes = r.has_nodes;
+    for (int i = 0; i < bc->repeats; i++) {
+        wall[i] = bc->runs[i].seconds;
+        cpu[i] = bc->runs[i].cpu_seconds;
     }
-    bc->repeats = o->repeat;
-    qsort(sorted, (size_t)o->repeat, sizeof *sorted, compare_double);
-    bc->min = sorted[0];
-    bc->max = sorted[o->repeat - 1];
-    bc->median = median_of(sorted, o->repeat);
-    bc->cpu_median = median_of(cpu, o->repeat);
-    free(sorted);
+    bc->median = median_of(wall, bc->repeats);
+    bc->min = wall[0];
+    bc->max = wall[bc->repeats - 1];
+    bc->cpu_median = median_of(cpu, bc->repeats);
+    free(wall);
     free(cpu);
     return 0;
 }
@@ -446,30 +466,48 @@ static int sweep(bench_options *o)
     }
     int count = 0, wrong = 0;
     print_header();
-    /* Plain first at each N, so every later case can be compared with it. */
+    /* Plain first at each N, so every later case can be compared with it.
+     * The thread counts of one engine and N take turns, repeat by repeat:
+     * on a shared machine the load drifts, and interleaving spreads the
+     * drift over all of them instead of biasing their ratio. */
     for (int ni = 0; ni < o->n.count; ni++) {
         for (int ei = 0; ei < o->engine_count; ei++) {
             const enum nq_engine e = o->engines[ei];
-            const int plain = e == NQ_ENGINE_PLAIN;
-            for (int ti = 0; ti < (plain ? 1 : o->threads.count); ti++) {
-                bench_case *bc = &cases[count];
-                bc->engine = e;
-                bc->n = o->n.values[ni];
-                bc->threads = plain ? 1 : o->threads.values[ti];
-                int ret = run_case(o, bc);
-                if (ret < 0) {
-                    fprintf(stderr, "nqueens-bench: engine %s, N=%d, %d threads: %s\n",
-                            nq_engine_name(e), bc->n, bc->threads, nq_strerror(ret));
-                    free(bc->runs);
-                    bc->runs = NULL;
-                    if (ret == NQ_EUNSUPPORTED)
-                        break; /* e.g. an engine not built, or not for this N */
-                    wrong = 1;
+            const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count;
+            bench_case *g = &cases[count];
+            int live[BENCH_MAX_LIST] = {0};
+            int failed = 0;
+            for (int ti = 0; ti < group; ti++) {
+                g[ti].engine = e;
+                g[ti].n = o->n.values[ni];
+                g[ti].threads = group == 1 ? 1 : o->threads.values[ti];
+            }
+            for (int r = -1; r < o->repeat; r++)
+                for (int ti = 0; ti < group; ti++) {
+                    if (r >= 0 && !live[ti])
+                        continue;
+                    int ret = r < 0 ? case_start(o, &g[ti]) : case_run(o, &g[ti], r);
+                    live[ti] = ret == 0;
+                    if (ret < 0 && !failed) {
+                        fprintf(stderr, "nqueens-bench: engine %s, N=%d, %d threads: %s\n",
+                                nq_engine_name(e), g[ti].n, g[ti].threads, nq_strerror(ret));
+                        failed = ret;
+                    }
+                }
+            /* An engine that cannot do this N (NQ_EUNSUPPORTED) is not an error. */
+            if (failed && failed != NQ_EUNSUPPORTED)
+                wrong = 1;
+            for (int ti = 0; ti < group; ti++) {
+                if (!live[ti] || case_finish(&g[ti]) < 0) {
+                    free(g[ti].runs);
+                    memset(&g[ti], 0, sizeof g[ti]);
                     continue;
                 }
+                if (&g[ti] != &cases[count])
+                    cases[count] = g[ti];
                 derive(cases, count);
-                print_case(bc);
-                wrong |= !bc->correct;
+                print_case(&cases[count]);
+                wrong |= !cases[count].correct;
                 count++;
             }
         }
