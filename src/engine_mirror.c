@@ -5,8 +5,8 @@
  * The first split_depth rows are expanded (subproblem.c); each subproblem is
  * one unit.  The automatic split depth is chosen with the scheduling model
  * (model.h): the smallest depth whose estimated unit costs (estimate.h)
- * give a predicted pool efficiency of at least NQ_MIRROR_TARGET_EFFICIENCY
- * on the requested thread count, with at least NQ_MIRROR_MIN_UNITS_PER_THREAD
+ * give a predicted pool efficiency of at least NQ_MODEL_TARGET_EFFICIENCY
+ * on the requested thread count, with at least NQ_MODEL_MIN_UNITS_PER_THREAD
  * units per thread (progress and checkpoint granularity) and at most
  * NQ_MIRROR_MAX_UNITS units (memory).  Planning costs a few shallow probes:
  * milliseconds, against seconds for the N where the depth matters.
@@ -19,11 +19,6 @@
 #include "search.h"
 #include "subproblem.h"
 
-#define NQ_MIRROR_TARGET_EFFICIENCY 0.95
-/* Estimates err most, optimistically, when there are few units per worker;
- * this floor (the rule the engine used before the model) keeps a margin, and
- * keeps progress and checkpoints fine-grained. */
-#define NQ_MIRROR_MIN_UNITS_PER_THREAD 16
 /* 4 Mi units of 16 bytes: 64 MiB, well past what 4096 threads need. */
 #define NQ_MIRROR_MAX_UNITS (INT64_C(1) << 22)
 
@@ -71,7 +66,7 @@ static int mirror_auto(nq_job *job, nq_subproblem **subs_out, long *count_out, i
         const int last = depth == max_depth || next > (uint64_t)NQ_MIRROR_MAX_UNITS ||
                          next == (uint64_t)count; /* deeper splits change nothing */
         double eff = 0;
-        if (count == 0 || count >= (long)threads * NQ_MIRROR_MIN_UNITS_PER_THREAD || last) {
+        if (count == 0 || count >= (long)threads * NQ_MODEL_MIN_UNITS_PER_THREAD || last) {
             eff = mirror_predict(n, depth, subs, count, threads);
             if (eff < 0) {
                 free(subs);
@@ -88,7 +83,7 @@ static int mirror_auto(nq_job *job, nq_subproblem **subs_out, long *count_out, i
         } else {
             free(subs);
         }
-        if (eff >= NQ_MIRROR_TARGET_EFFICIENCY || last)
+        if (eff >= NQ_MODEL_TARGET_EFFICIENCY || last)
             break;
     }
     *subs_out = best;

@@ -17,6 +17,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The automatic split-depth rule every engine with a split depth follows:
+ * the smallest depth whose estimated unit costs give at least this predicted
+ * efficiency on the requested thread count ... */
+#define NQ_MODEL_TARGET_EFFICIENCY 0.95
+/* ... with at least this many units per thread.  Estimates err most, and
+ * optimistically, when each worker gets few units; the floor keeps a margin
+ * (and keeps progress and checkpoints fine-grained). */
+#define NQ_MODEL_MIN_UNITS_PER_THREAD 16
+
 /* Largest worker count the model simulates (the library's thread limit). */
 #define NQ_MODEL_MAX_WORKERS 4096
 

@@ -187,11 +187,12 @@ static void test_auto_depth_meets_target(void **state)
             nq_model_pool(costs, (size_t)units, threads[t], &r);
             assert_true(r.efficiency == eff);
             free(costs);
-            const int ok = eff >= 0.95 && units >= 16L * threads[t];
+            const int ok = eff >= NQ_MODEL_TARGET_EFFICIENCY &&
+                           units >= (long)NQ_MODEL_MIN_UNITS_PER_THREAD * threads[t];
             for (int d = 1; d < depth; d++) {
                 long u;
                 double e = predict_depth(n, d, threads[t], &u);
-                if (e >= 0.95 && u >= 16L * threads[t])
+                if (e >= NQ_MODEL_TARGET_EFFICIENCY && u >= (long)NQ_MODEL_MIN_UNITS_PER_THREAD * threads[t])
                     fail_msg("n=%d threads=%d: depth %d qualifies, planner took %d", n,
                              threads[t], d, depth);
                 if (!ok)
