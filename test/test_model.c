@@ -192,7 +192,8 @@ static void test_auto_depth_meets_target(void **state)
             for (int d = 1; d < depth; d++) {
                 long u;
                 double e = predict_depth(n, d, threads[t], &u);
-                if (e >= NQ_MODEL_TARGET_EFFICIENCY && u >= (long)NQ_MODEL_MIN_UNITS_PER_THREAD * threads[t])
+                if (e >= NQ_MODEL_TARGET_EFFICIENCY &&
+                    u >= (long)NQ_MODEL_MIN_UNITS_PER_THREAD * threads[t])
                     fail_msg("n=%d threads=%d: depth %d qualifies, planner took %d", n,
                              threads[t], d, depth);
                 if (!ok)
