@@ -38,7 +38,15 @@ typedef struct bench_options {
     FILE *csv, *json;
 } bench_options;
 
-enum long_only { OPT_CSV = 256, OPT_JSON, OPT_PLOT, OPT_WARMUP, OPT_SPLIT, OPT_PROFILE, OPT_PREDICT };
+enum long_only {
+    OPT_CSV = 256,
+    OPT_JSON,
+    OPT_PLOT,
+    OPT_WARMUP,
+    OPT_SPLIT,
+    OPT_PROFILE,
+    OPT_PREDICT,
+};
 
 static const struct option long_options[] = {
     {"n", required_argument, NULL, 'n'},
