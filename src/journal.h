@@ -51,4 +51,41 @@ int nq_journal_finish(nq_journal *j);
 /* Flushes and closes; accepts NULL. */
 void nq_journal_close(nq_journal **j);
 
+/* ---- Additions beyond the original contract (all optional to use) ---- */
+
+/* Room for any detail line the journal writes (path included). */
+#define NQ_JOURNAL_DETAIL_MAX 256
+
+/* nq_journal_open(), and on failure one line naming the file and the problem
+ * ("journal 'run.j' is for N=14, this run is N=15") written to detail
+ * (may be NULL; size bytes, NUL-terminated). */
+int nq_journal_open_detail(nq_journal **out, const char *path, const nq_job *job,
+                           void (*notice)(const char *message, void *user), void *user,
+                           char *detail, size_t size);
+
+/* After nq_journal_flush/finish returned NQ_EIO: one line naming the file
+ * and the failed operation; "" otherwise.  Never NULL. */
+const char *nq_journal_last_error(const nq_journal *j);
+
+/* Split depth a journalled mirror run uses when none is given: a function
+ * of n alone (never of threads or ranks), deep enough that a unit takes well
+ * under a second (N=20: depth 5, ~0.1 s a unit on one 2020s core), so a
+ * cancel between units is prompt. */
+int nq_journal_default_split(int n);
+
+/* Reads the header of an existing journal without changing anything.
+ * Returns 1 and fills the fields (any pointer may be NULL) when path holds
+ * a header with a valid checksum; 0 otherwise (missing, unreadable, not a
+ * journal: nq_journal_open() then says why). */
+int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split_depth);
+
+/* Fixes the plan of a journalled run before nq_job_create(): resolves
+ * NQ_ENGINE_AUTO (to the journal's engine when path holds a usable header
+ * for this n), and when s->split_depth is 0 and the engine is mirror, takes
+ * the journal's split depth, else nq_journal_default_split(n).  Thus a
+ * resumed run, whatever its thread or rank count, plans exactly the job the
+ * journal was written for.  Only reads path.  Under MPI, call it on the rank
+ * that can read the journal and broadcast s->engine and s->split_depth. */
+void nq_journal_plan_settings(const char *path, nq_settings *s);
+
 #endif /* NQ_JOURNAL_H */

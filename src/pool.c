@@ -39,8 +39,12 @@ static int cancelled(const nq_pool_run *run)
     return run->cancel && atomic_load_explicit(run->cancel, memory_order_relaxed);
 }
 
-/* Solves chunk c on the calling thread into *out. */
-static void solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_counts *out)
+/* Solves chunk c on the calling thread into *out.  Returns 1, or 0 when a
+ * cancel cut the chunk short (then *out is meaningless).  The cancel is
+ * checked between units, not only between chunks, because a journal chunk
+ * may hold many units: one relaxed load per unit costs nothing measurable
+ * next to a unit's search, and bounds the stop latency by one unit. */
+static int solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_counts *out)
 {
     const nq_job *job = run->job;
     uint64_t begin = run->first_unit + c * run->units_per_chunk;
@@ -49,11 +53,14 @@ static void solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_co
         end = run->first_unit + run->unit_count;
     nq_counts sum = {0, 0, 0};
     for (uint64_t u = begin; u < end; u++) {
+        if (u > begin && cancelled(run))
+            return 0;
         nq_counts one;
         job->ops->solve(job, u, &one, scratch);
         nq_counts_add(&sum, &one);
     }
     *out = sum;
+    return 1;
 }
 
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
@@ -94,10 +101,11 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
 #endif
             if (!cancelled(run)) {
                 nq_counts counts;
-                solve_chunk(run, c, scratch[me], &counts);
-                nq_counts_add(&partial[me].counts, &counts);
-                if (run->chunk_done)
-                    run->chunk_done(run->user, c, &counts);
+                if (solve_chunk(run, c, scratch[me], &counts)) {
+                    nq_counts_add(&partial[me].counts, &counts);
+                    if (run->chunk_done)
+                        run->chunk_done(run->user, c, &counts);
+                }
             }
         }
     }

@@ -129,6 +129,11 @@ typedef struct nq_result {
     enum nq_engine engine; /**< the engine that ran (auto resolved) */
     int threads;          /**< threads the pool used */
     int split_depth;      /**< split depth used (0 where the engine has none) */
+    /** After a failed nq_count(): one line naming the file and the problem
+     *  when the checkpoint journal was at fault (e.g. "journal 'run.j' is for
+     *  N=14, this run is N=15"), else "".  Owned by the caller's result, so
+     *  it is as thread-safe as the result itself. */
+    char detail[256];
 } nq_result;
 
 /** Fills *s with the defaults (n = 8, automatic engine, threads and split). */
@@ -138,8 +143,17 @@ NQ_API void nq_default_settings(nq_settings *s);
  * Counts the solutions described by *s into *result.
  * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
  * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM, NQ_EIO,
- * NQ_EJOURNAL_MISMATCH / NQ_EJOURNAL_CORRUPT for an unusable journal, and
- * NQ_ECANCELLED when *s->cancel was raised (the journal is then flushed).
+ * NQ_EJOURNAL_MISMATCH / NQ_EJOURNAL_CORRUPT for an unusable journal (the
+ * file is then left untouched; result->detail says why), and NQ_ECANCELLED
+ * when *s->cancel was raised (the journal is then flushed and fsynced).
+ *
+ * With checkpoint_path: an existing journal for the same run is resumed
+ * (result->units_resumed), a missing one is created before any work starts,
+ * and a completed one returns its stored result at once.  When split_depth
+ * is 0 a journalled mirror run takes the journal's split depth, or one that
+ * depends on n alone, so it can be resumed with any thread count.
+ * After NQ_ECANCELLED, result->subproblems and units_resumed tell how far the
+ * run got (resumed units included); the counts are partial.
  */
 NQ_API int nq_count(const nq_settings *s, nq_result *result);
 

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""CLI tests for long runs: --checkpoint, resume, interruption, progress.
+
+Run by meson as `python3 test_checkpoint.py PATH_TO_NQUEENS`.  Runs are
+interrupted at random moments (SIGINT, SIGTERM, SIGKILL) and resumed; the
+final total must be exact every time.  Damaged or foreign journals must be
+refused with exit status 2, one line naming the file, and the file left
+byte-for-byte unchanged.  Progress is checked on a pseudo-terminal and on
+a pipe.  The seed is printed so that a failure can be replayed
+(NQ_TEST_SEED=...).
+"""
+import os
+import pty
+import random
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+NQUEENS = None
+SEED = int(os.environ.get("NQ_TEST_SEED", random.randrange(1 << 30)))
+RNG = random.Random(SEED)
+
+# N=16 with split depth 4: 9844 subproblems in 3282 chunks, a few seconds
+# on two cores, so a random moment lands mid-run.
+LONG = ["16", "--split-depth", "4", "-t", "2"]
+LONG_TOTAL = 14772512
+LONG_CHUNKS = 3282
+KNOWN = {10: 724, 11: 2680, 12: 14200, 16: LONG_TOTAL}
+RECORD = 64
+
+
+def run(*args, timeout=120):
+    return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def total_of(stdout):
+    m = re.search(r"N=\d+: (\d+) solutions", stdout)
+    return int(m.group(1)) if m else None
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_ckpt_")
+        self.journal = os.path.join(self.tmp.name, "run.journal")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def start(self, args):
+        return subprocess.Popen([NQUEENS, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    def wait_for_journal(self, proc):
+        """Waits until the journal exists (it is created before any work)."""
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.journal) and proc.poll() is None:
+            self.assertLess(time.monotonic(), deadline, "journal never appeared")
+            time.sleep(0.005)
+
+    def records(self):
+        try:
+            return max(0, (os.path.getsize(self.journal) - RECORD) // RECORD)
+        except OSError:
+            return 0
+
+    def wait_for_progress(self, proc):
+        """Waits until a random share of the remaining chunks is journalled,
+        so the signal lands mid-run however fast the machine is."""
+        self.wait_for_journal(proc)
+        have = self.records()
+        target = have + RNG.randint(1, max(1, (LONG_CHUNKS - have) * 6 // 10))
+        deadline = time.monotonic() + 60
+        while self.records() < target and proc.poll() is None:
+            self.assertLess(time.monotonic(), deadline, "the run made no progress")
+            time.sleep(0.002)
+
+    def finish(self, args, total):
+        p = run(*args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(total_of(p.stdout), total, p.stdout)
+        return p
+
+
+class Interrupt(Base):
+    def interrupt_chain(self, signals):
+        """Starts the long run, stops it with each signal in turn at a random
+        moment, resuming in between, then lets it finish: exact total."""
+        args = [*LONG, "--checkpoint", self.journal]
+        landed = 0
+        for sig in signals:
+            proc = self.start(args)
+            self.wait_for_progress(proc)
+            if proc.poll() is not None:
+                proc.communicate()
+                break  # finished before the signal: nothing left to interrupt
+            sent = time.monotonic()
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=60)
+            stopped = time.monotonic() - sent
+            if proc.returncode == 0:
+                break  # the signal raced the end of the run
+            landed += 1
+            if sig == signal.SIGKILL:
+                self.assertEqual(proc.returncode, -signal.SIGKILL)
+                continue
+            self.assertEqual(proc.returncode, 128 + sig, err)
+            self.assertEqual(out, "", "an interrupted run prints no result")
+            self.assertLess(stopped, 2.0, "the run should stop promptly")
+            lines = err.splitlines()
+            self.assertEqual(len(lines), 1, err)
+            self.assertIn("resume with: " + " ".join([NQUEENS, *args]), lines[0])
+        self.assertGreater(landed, 0, f"no signal landed mid-run (seed {SEED})")
+        p = self.finish(args, LONG_TOTAL)
+        self.assertRegex(p.stdout, r"\(\d+ resumed from the journal\)")
+
+    def test_sigint_sigterm_resume(self):
+        self.interrupt_chain([signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM])
+
+    def test_sigkill_resume(self):
+        self.interrupt_chain([signal.SIGKILL, signal.SIGKILL, signal.SIGKILL])
+
+    def test_second_signal_exits_at_once(self):
+        args = [*LONG, "--checkpoint", self.journal]
+        proc = self.start(args)
+        self.wait_for_progress(proc)
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+        self.assertIn(proc.returncode, (0, 130))
+        # Whatever the second signal cut short, the journal resumes exactly.
+        self.finish(args, LONG_TOTAL)
+
+    def test_no_checkpoint_signal_exits(self):
+        proc = self.start(LONG)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=10)
+        self.assertIn(proc.returncode, (0, 143))
+
+
+class Resume(Base):
+    def test_torn_last_record_every_offset(self):
+        args = ["11", "--split-depth", "3", "--checkpoint", self.journal]
+        self.finish(args, KNOWN[11])
+        full = read(self.journal)
+        body = full[:-RECORD]  # drop the completion record: the last is a chunk
+        for cut in range(len(body) - RECORD, len(body)):
+            with open(self.journal, "wb") as f:
+                f.write(body[:cut])
+            p = self.finish(args, KNOWN[11])
+            notes = [l for l in p.stderr.splitlines() if "torn" in l]
+            self.assertEqual(len(notes), 1 if cut % RECORD else 0, p.stderr)
+            if notes:
+                self.assertIn(self.journal, notes[0])
+
+    def test_completed_journal_answers_at_once(self):
+        args = ["12", "--checkpoint", self.journal]
+        self.finish(args, KNOWN[12])
+        before = read(self.journal)
+        p = self.finish(args, KNOWN[12])
+        self.assertIn("resumed from the journal", p.stdout)
+        self.assertEqual(read(self.journal), before)
+        # Resuming with another thread count is the same run.
+        self.finish(["12", "-t", "1", "--checkpoint", self.journal], KNOWN[12])
+
+    def test_unwritable_path_fails_before_work(self):
+        for bad in [os.path.join(self.tmp.name, "no", "such", "dir", "j"),
+                    os.path.join(self.journal, "x")]:
+            open(self.journal, "w").close()
+            t = time.monotonic()
+            p = run("18", "--checkpoint", bad)  # hours of work if it started
+            self.assertLess(time.monotonic() - t, 5)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            self.assertIn(bad, p.stderr)
+            os.unlink(self.journal)
+
+
+class Refuse(Base):
+    def assert_refused(self, path, args, mentions):
+        before = read(path) if os.path.isfile(path) else None
+        p = run(*args, "--checkpoint", path)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn(path, lines[0])
+        self.assertIn(mentions, lines[0])
+        if before is not None:
+            self.assertEqual(read(path), before, "refused journal was changed")
+
+    def make(self, args):
+        self.finish([*args, "--checkpoint", self.journal], KNOWN[int(args[0])])
+        return bytearray(read(self.journal))
+
+    def test_flipped_byte_in_middle_record(self):
+        data = self.make(["12", "--split-depth", "3"])
+        records = len(data) // RECORD - 1
+        for _ in range(5):
+            copy = bytearray(data)
+            index = RNG.randrange(1, records - 1)  # never the last record
+            copy[index * RECORD + RNG.randrange(RECORD)] ^= 1 << RNG.randrange(8)
+            with open(self.journal, "wb") as f:
+                f.write(copy)
+            self.assert_refused(self.journal, ["12", "--split-depth", "3"], "damaged")
+
+    def test_other_runs(self):
+        self.make(["10", "-e", "mirror"])
+        self.assert_refused(self.journal, ["11"], "N=10")
+        self.assert_refused(self.journal, ["10", "-e", "plain"], "engine")
+        self.assert_refused(self.journal, ["10", "--split-depth", "4"], "split depth")
+
+    def test_not_journals(self):
+        open(self.journal, "wb").close()
+        self.assert_refused(self.journal, ["10"], "empty")
+        with open(self.journal, "wb") as f:
+            f.write(RNG.randbytes(RNG.randrange(1, 5000)))
+        self.assert_refused(self.journal, ["10"], "not a checkpoint journal")
+        self.assert_refused(self.tmp.name, ["10"], "directory")
+
+
+class Progress(Base):
+    PATTERN = r"(\d+)/(\d+) subproblems \((\d+\.\d)%\), elapsed \d+:\d\d, ETA (\d+:\d\d|--), \d+\.\d/s"
+
+    def on_pty(self, args):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([NQUEENS, *args], stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 60)
+            self.assertTrue(ready, "no progress output")
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        out = proc.stdout.read().decode()
+        proc.wait()
+        return proc.returncode, out, seen.decode()
+
+    def test_terminal_redraws_to_100(self):
+        code, out, err = self.on_pty(["16", "--split-depth", "4", "-t", "1"])  # a few seconds
+        self.assertEqual(code, 0)
+        self.assertEqual(total_of(out), LONG_TOTAL)
+        frames = [f for f in err.replace("\r\n", "\n").split("\r\x1b[K") if f]
+        self.assertGreater(len(frames), 1, err)
+        last = None
+        for frame in frames:
+            m = re.fullmatch(self.PATTERN + r"\n?", frame)
+            self.assertIsNotNone(m, repr(frame))
+            done, total = int(m.group(1)), int(m.group(2))
+            self.assertEqual(total, 9844)
+            if last is not None:
+                self.assertGreaterEqual(done, last)
+            last = done
+        self.assertTrue(err.endswith("(100.0%), elapsed " + err.split("elapsed ")[-1]))
+        self.assertIn("9844/9844 subproblems (100.0%)", frames[-1])
+        self.assertTrue(frames[-1].endswith("\n"))
+
+    def test_no_progress_and_quiet_on_terminal(self):
+        for flag in ["--no-progress", "-q"]:
+            code, out, err = self.on_pty(["14", flag])
+            self.assertEqual(code, 0)
+            self.assertEqual(err, "")
+
+    def test_progress_to_pipe(self):
+        p = run("15", "--split-depth", "4", "--progress", "--checkpoint", self.journal)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertTrue(lines)
+        for line in lines:
+            self.assertRegex(line, r"^progress: " + self.PATTERN + "$")
+        self.assertIn("6990/6990 subproblems (100.0%)", lines[-1])
+        self.assertNotIn("\r", p.stderr)
+        # Without --progress a pipe gets none.
+        self.assertEqual(run("12").stderr, "")
+
+    def test_help(self):
+        p = run("--help")
+        for option in ["--progress", "--no-progress", "--checkpoint FILE"]:
+            self.assertIn(option, p.stdout)
+
+
+if __name__ == "__main__":
+    NQUEENS = sys.argv.pop(1)
+    print(f"random seed {SEED} (replay with NQ_TEST_SEED={SEED})", file=sys.stderr)
+    unittest.main(verbosity=2)

@@ -1,0 +1,459 @@
+/*
+ * test_journal.c - the checkpoint journal and what nq_count() builds on it:
+ * resume, torn tails cut at every byte, damage and mismatch refused with the
+ * file untouched, completed journals, progress reports and cancellation.
+ *
+ * Each test works in its own fresh temporary directory.  Boards are small
+ * (N <= 12) so that the byte-by-byte truncation sweep stays fast.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "crc.h"
+#include "journal.h"
+#include "known.h"
+
+#define BLOCK 64
+
+static char dir[64];
+static char path[128];
+static int notices;
+
+static void on_notice(const char *message, void *user)
+{
+    (void)user;
+    assert_non_null(strstr(message, "torn"));
+    notices++;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/nq_test_journal_XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/run.journal", dir);
+    notices = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(path);
+    rmdir(dir);
+    return 0;
+}
+
+static nq_settings settings_for(int n, int split)
+{
+    nq_settings s;
+    nq_default_settings(&s);
+    s.n = n;
+    s.engine = NQ_ENGINE_MIRROR;
+    s.threads = 2;
+    s.split_depth = split;
+    s.checkpoint_path = path;
+    s.notice = on_notice;
+    return s;
+}
+
+/* Whole file into a malloc'd buffer; *len gets its size. */
+static unsigned char *slurp(const char *p, size_t *len)
+{
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *len = (size_t)size;
+    return buf;
+}
+
+static void spit(const char *p, const unsigned char *buf, size_t len)
+{
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, len, f), len);
+    fclose(f);
+}
+
+/* nq_count must refuse the journal with `code` and leave it unchanged. */
+static void assert_refused(nq_settings *s, int code, const char *mention)
+{
+    size_t before_len, after_len;
+    unsigned char *before = slurp(path, &before_len);
+    nq_result r;
+    int ret = nq_count(s, &r);
+    if (ret != code)
+        fail_msg("nq_count = %d (%s), want %d; detail: %s", ret, nq_strerror(ret), code, r.detail);
+    assert_non_null(strstr(r.detail, path));
+    if (mention && !strstr(r.detail, mention))
+        fail_msg("detail '%s' should mention '%s'", r.detail, mention);
+    unsigned char *after = slurp(path, &after_len);
+    assert_int_equal(before_len, after_len);
+    assert_memory_equal(before, after, before_len);
+    free(before);
+    free(after);
+}
+
+static nq_result count_ok(nq_settings *s)
+{
+    nq_result r;
+    int ret = nq_count(s, &r);
+    if (ret != 0)
+        fail_msg("nq_count = %d (%s): %s", ret, nq_strerror(ret), r.detail);
+    return r;
+}
+
+/* A fresh run writes header + one record per chunk + DONE, and a rerun
+ * returns the stored result without solving anything. */
+static void test_complete_and_rerun(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(11, 3);
+    nq_result r = count_ok(&s);
+    assert_true(r.total == known_total[11]);
+    assert_int_equal(r.units_resumed, 0);
+
+    nq_job *job = NULL;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    nq_journal *j = NULL;
+    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    assert_true(nq_journal_is_complete(j));
+    assert_int_equal(nq_journal_resumed_units(j), nq_job_units(job));
+    assert_true(nq_journal_resumed_counts(j).total == known_total[11]);
+    size_t len;
+    free(slurp(path, &len));
+    assert_int_equal(len, BLOCK * (1 + nq_journal_chunks(j) + 1));
+    nq_journal_close(&j);
+    nq_job_free(&job);
+
+    /* Another thread count resumes the same journal. */
+    s.threads = 1;
+    nq_result again = count_ok(&s);
+    assert_true(again.total == known_total[11]);
+    assert_int_equal(again.units_resumed, again.subproblems);
+    assert_int_equal(notices, 0);
+}
+
+/* The journal API on its own: records land, reopen loads them. */
+static void test_record_and_reload(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(10, 3);
+    nq_job *job = NULL;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    nq_journal *j = NULL;
+    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    uint64_t chunks = nq_journal_chunks(j);
+    assert_true(chunks >= 3);
+    assert_int_equal(nq_journal_resumed_units(j), 0);
+    nq_counts a = {5, 0, 7}, b = {11, 0, 13};
+    assert_int_equal(nq_journal_record(j, 0, &a), 0);
+    assert_int_equal(nq_journal_record(j, 2, &b), 0);
+    assert_int_equal(nq_journal_record(j, 2, &b), 0); /* twice: written once */
+    assert_int_equal(nq_journal_record(j, chunks, &b), NQ_EINVAL_ARG);
+    assert_int_equal(nq_journal_flush(j, 1), 0);
+    nq_journal_close(&j);
+
+    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    const unsigned char *done = nq_journal_done(j);
+    assert_int_equal(done[0], 1);
+    assert_int_equal(done[1], 0);
+    assert_int_equal(done[2], 1);
+    nq_counts sum = nq_journal_resumed_counts(j);
+    assert_true(sum.total == 16 && sum.nodes == 20);
+    assert_int_equal(nq_journal_resumed_units(j), 2 * nq_journal_chunk_units(job));
+    assert_false(nq_journal_is_complete(j));
+    nq_journal_close(&j);
+    nq_job_free(&job);
+}
+
+/* Builds a journal of a finished run without its DONE record, so that its
+ * last record is a chunk; returns its length. */
+static size_t journal_without_done(nq_settings *s, unsigned char **bytes)
+{
+    count_ok(s);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    len -= BLOCK;
+    *bytes = buf;
+    return len;
+}
+
+/* Cutting the file anywhere inside its last record (a crash mid-write)
+ * loses that record only: the resume is exact and says so once. */
+static void test_torn_tail_every_offset(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(12, 3);
+    unsigned char *full;
+    size_t len = journal_without_done(&s, &full);
+    for (size_t cut = len - BLOCK; cut < len; cut++) {
+        spit(path, full, cut);
+        notices = 0;
+        nq_result r = count_ok(&s);
+        if (r.total != known_total[12])
+            fail_msg("cut at %zu: wrong total", cut);
+        assert_int_equal(notices, cut > len - BLOCK ? 1 : 0);
+        assert_true(r.units_resumed < r.subproblems);
+        /* The torn bytes were truncated before appending: the journal is
+         * whole again and now complete. */
+        size_t now_len;
+        free(slurp(path, &now_len));
+        assert_int_equal(now_len % BLOCK, 0);
+        notices = 0;
+        r = count_ok(&s);
+        assert_int_equal(r.units_resumed, r.subproblems);
+        assert_int_equal(notices, 0);
+    }
+    free(full);
+}
+
+/* A last record whose bytes are garbage (written but never completed), or
+ * a zero-filled tail, is torn too. */
+static void test_torn_garbage_and_zeros(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(12, 3);
+    unsigned char *full;
+    size_t len = journal_without_done(&s, &full);
+    full[len - 10] ^= 0x40;
+    spit(path, full, len);
+    notices = 0;
+    nq_result r = count_ok(&s);
+    assert_true(r.total == known_total[12]);
+    assert_int_equal(notices, 1);
+
+    /* Three records' worth of zeros after the good ones. */
+    full[len - 10] ^= 0x40;
+    memset(full + len - 3 * BLOCK, 0, 3 * BLOCK);
+    spit(path, full, len);
+    notices = 0;
+    r = count_ok(&s);
+    assert_true(r.total == known_total[12]);
+    assert_int_equal(notices, 1);
+    free(full);
+}
+
+/* A damaged record with good ones after it is not a crash: refused. */
+static void test_middle_damage_refused(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(12, 3);
+    unsigned char *full;
+    size_t len = journal_without_done(&s, &full);
+    size_t records = (len - BLOCK) / BLOCK;
+    const size_t offsets[] = {0, 1, 8, 17, 40, 59, 60, 63};
+    for (size_t i = 0; i < sizeof offsets / sizeof *offsets; i++) {
+        unsigned char *copy = malloc(len);
+        memcpy(copy, full, len);
+        copy[BLOCK + (records / 2) * BLOCK + offsets[i]] ^= 0x01;
+        spit(path, copy, len);
+        assert_refused(&s, NQ_EJOURNAL_CORRUPT, "damaged");
+        free(copy);
+    }
+    /* The header itself. */
+    unsigned char *copy = malloc(len);
+    memcpy(copy, full, len);
+    copy[20] ^= 0x01;
+    spit(path, copy, len);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "header");
+    free(copy);
+    free(full);
+}
+
+/* A journal of another run is refused, naming the difference. */
+static void test_mismatch_refused(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(11, 3);
+    count_ok(&s);
+
+    nq_settings other = s;
+    other.n = 12;
+    assert_refused(&other, NQ_EJOURNAL_MISMATCH, "N=11");
+    other = s;
+    other.split_depth = 2;
+    assert_refused(&other, NQ_EJOURNAL_MISMATCH, "split depth");
+    other = s;
+    other.engine = NQ_ENGINE_PLAIN;
+    other.split_depth = 0;
+    assert_refused(&other, NQ_EJOURNAL_MISMATCH, "engine");
+
+    /* A future format version, with a valid header checksum. */
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    buf[8] = 2;
+    uint32_t crc = nq_crc32(0, buf, 60);
+    for (int i = 0; i < 4; i++)
+        buf[60 + i] = (unsigned char)(crc >> (8 * i));
+    spit(path, buf, len);
+    assert_refused(&s, NQ_EJOURNAL_MISMATCH, "version");
+    free(buf);
+}
+
+/* Files that are no journal at all. */
+static void test_not_a_journal(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(10, 2);
+    spit(path, (const unsigned char *)"", 0);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "empty");
+    unsigned char noise[777];
+    srand(7);
+    for (size_t i = 0; i < sizeof noise; i++)
+        noise[i] = (unsigned char)rand();
+    spit(path, noise, sizeof noise);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "not a checkpoint journal");
+    spit(path, (const unsigned char *)"NQJOURNL", 8);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "not a checkpoint journal");
+}
+
+/* A completion record whose counts disagree with the chunks is refused. */
+static void test_forged_done_refused(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(10, 2);
+    count_ok(&s);
+    size_t len;
+    unsigned char *buf = slurp(path, &len);
+    unsigned char *done = buf + len - BLOCK;
+    done[16] ^= 0x01; /* total's low byte */
+    uint32_t crc = nq_crc32(0, done, 60);
+    for (int i = 0; i < 4; i++)
+        done[60 + i] = (unsigned char)(crc >> (8 * i));
+    spit(path, buf, len);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "completion");
+    free(buf);
+}
+
+/* Paths that cannot hold a journal fail before any work starts. */
+static void test_unusable_paths(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(10, 2);
+    nq_result r;
+    s.checkpoint_path = "/nonexistent-nq-dir/run.journal";
+    assert_int_equal(nq_count(&s, &r), NQ_EIO);
+    assert_non_null(strstr(r.detail, s.checkpoint_path));
+    s.checkpoint_path = dir; /* a directory */
+    assert_int_equal(nq_count(&s, &r), NQ_EIO);
+    assert_non_null(strstr(r.detail, dir));
+}
+
+/* Chunking and the journal's split depth depend on n only, not threads. */
+static void test_plan_ignores_threads(void **state)
+{
+    (void)state;
+    uint64_t identity = 0, chunk = 0;
+    for (int threads = 1; threads <= 64; threads *= 4) {
+        nq_settings s = settings_for(17, 0);
+        s.threads = threads;
+        nq_journal_plan_settings(path, &s);
+        assert_int_equal(s.split_depth, nq_journal_default_split(17));
+        nq_job *job = NULL;
+        assert_int_equal(nq_job_create(&job, &s), 0);
+        if (threads == 1) {
+            identity = nq_job_identity(job);
+            chunk = nq_journal_chunk_units(job);
+        }
+        assert_true(nq_job_identity(job) == identity);
+        assert_true(nq_journal_chunk_units(job) == chunk);
+        assert_true((nq_job_units(job) + chunk - 1) / chunk <= 4096);
+        nq_job_free(&job);
+    }
+    /* An existing journal's split depth wins over the default. */
+    nq_settings s = settings_for(12, 4);
+    count_ok(&s);
+    s.split_depth = 0;
+    nq_journal_plan_settings(path, &s);
+    assert_int_equal(s.split_depth, 4);
+    assert_int_equal(nq_journal_default_split(20), 5);
+}
+
+typedef struct progress_log {
+    int calls, finals;
+    uint64_t last_done, total;
+    int monotone;
+    atomic_int *cancel_at_half;
+} progress_log;
+
+static void on_progress(const nq_progress *p, void *user)
+{
+    progress_log *log = user;
+    log->calls++;
+    log->finals += p->final;
+    if (p->units_done < log->last_done)
+        log->monotone = 0;
+    log->last_done = p->units_done;
+    log->total = p->units_total;
+    if (log->cancel_at_half && p->units_done * 2 >= p->units_total)
+        atomic_store(log->cancel_at_half, 1);
+}
+
+/* Progress reaches the total with exactly one final call; a cancel raised
+ * mid-run stops it, and the resume completes it exactly. */
+static void test_progress_cancel_resume(void **state)
+{
+    (void)state;
+    atomic_int cancel = 0;
+    progress_log log = {.monotone = 1, .cancel_at_half = &cancel};
+    nq_settings s = settings_for(15, 5);
+    s.progress = on_progress;
+    s.progress_user = &log;
+    s.progress_interval = 0;
+    s.cancel = &cancel;
+    nq_result r;
+    int ret = nq_count(&s, &r);
+    if (ret == 0) {
+        /* The machine outran the monitor's first tick: nothing to resume. */
+        assert_true(r.total == known_total[15]);
+    } else {
+        assert_int_equal(ret, NQ_ECANCELLED);
+        assert_int_equal(log.finals, 1);
+        assert_true(r.subproblems < log.total);
+    }
+    log = (progress_log){.monotone = 1};
+    atomic_store(&cancel, 0);
+    r = count_ok(&s);
+    assert_true(r.total == known_total[15]);
+    assert_int_equal(log.finals, 1);
+    assert_true(log.monotone);
+    assert_int_equal(log.last_done, log.total);
+    assert_true(r.units_resumed > 0 || ret == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_complete_and_rerun, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_and_reload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_tail_every_offset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_garbage_and_zeros, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_middle_damage_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mismatch_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_journal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forged_done_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unusable_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plan_ignores_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_progress_cancel_resume, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
