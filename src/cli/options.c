@@ -1,0 +1,279 @@
+/*
+ * options.c - parsing, help and result rendering shared by the counting
+ * programs (see options.h).
+ *
+ * Kept free of exit() and of any printing during parsing so that the MPI
+ * program can parse on every rank and let only rank 0 talk.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+enum long_only {
+    OPT_SPLIT_DEPTH = 256,
+    OPT_JSON,
+    OPT_SOLUTIONS,
+    OPT_LIMIT,
+    OPT_FORMAT,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_CHECKPOINT,
+};
+
+static const struct option long_options[] = {
+    {"threads", required_argument, NULL, 't'},
+    {"engine", required_argument, NULL, 'e'},
+    {"split-depth", required_argument, NULL, OPT_SPLIT_DEPTH},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"solutions", no_argument, NULL, OPT_SOLUTIONS},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+void nq_cli_usage(FILE *out, const char *prog)
+{
+    fprintf(out,
+            "Usage: %s N [options]\n"
+            "Counts the placements of N non-attacking queens on an N x N board.\n"
+            "\n"
+            "  N                     board size, 1..32 (required)\n"
+            "  -t, --threads T       worker threads, 1..%d (default: OMP_NUM_THREADS or all cores)\n"
+            "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
+            "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
+            "      --json            print one JSON object instead of text\n"
+            "  -q, --quiet           print only the total\n"
+            "      --solutions       list the solutions instead of counting them\n"
+            "      --limit K         list at most K solutions (default: all, N <= %d only)\n"
+            "      --format F        listing format: board, columns (default: board)\n"
+            "      --progress        show progress on stderr even when it is not a terminal\n"
+            "      --no-progress     never show progress (default: shown on a terminal)\n"
+            "      --checkpoint FILE record finished work in FILE; rerun the same command\n"
+            "                        to resume after an interruption or a crash\n"
+            "  -h, --help            show this help and exit\n"
+            "  -V, --version         show the version and exit\n",
+            prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N);
+}
+
+void nq_cli_report_bad(const char *prog, const char *message)
+{
+    fprintf(stderr, "%s: %s (try --help)\n", prog, message);
+}
+
+/* Formats a bad-input message into err and returns NQ_CLI_BAD. */
+static enum nq_cli_action bad(char *err, size_t err_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    return NQ_CLI_BAD;
+}
+
+/* Parses a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
+static int parse_long(const char *text, long lo, long hi, long *value)
+{
+    if (!text || !*text)
+        return -1;
+    for (const char *p = text; *p; p++)
+        if (!(*p >= '0' && *p <= '9') && !(p == text && (*p == '-' || *p == '+')))
+            return -1;
+    errno = 0;
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (errno == ERANGE || *end != '\0' || end == text || v < lo || v > hi)
+        return -1;
+    *value = v;
+    return 0;
+}
+
+enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
+                                size_t err_size)
+{
+    long v;
+    int limit_given = 0;
+    memset(opt, 0, sizeof *opt);
+    nq_default_settings(&opt->settings);
+
+    int c;
+    opterr = 0; /* we report our own one-line errors */
+    while ((c = getopt_long(argc, argv, ":t:e:qhV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (parse_long(optarg, 1, NQ_MAX_THREADS, &v) < 0)
+                return bad(err, err_size,
+                           "invalid thread count '%s': expected an integer from 1 to %d", optarg,
+                           NQ_MAX_THREADS);
+            opt->settings.threads = (int)v;
+            break;
+        case 'e':
+            if (nq_engine_from_name(optarg, &opt->settings.engine) < 0)
+                return bad(err, err_size,
+                           "unknown engine '%s': expected auto, plain, mirror, full or mitm",
+                           optarg);
+            break;
+        case OPT_SPLIT_DEPTH:
+            if (parse_long(optarg, 1, NQ_MAX_SPLIT_DEPTH, &v) < 0)
+                return bad(err, err_size,
+                           "invalid split depth '%s': expected an integer from 1 to %d", optarg,
+                           NQ_MAX_SPLIT_DEPTH);
+            opt->settings.split_depth = (int)v;
+            break;
+        case OPT_JSON: opt->json = 1; break;
+        case 'q': opt->quiet = 1; break;
+        case OPT_SOLUTIONS: opt->list = 1; break;
+        case OPT_LIMIT:
+            if (parse_long(optarg, 1, LONG_MAX, &v) < 0)
+                return bad(err, err_size, "invalid limit '%s': expected a positive integer",
+                           optarg);
+            opt->limit = (uint64_t)v;
+            limit_given = 1;
+            break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "board"))
+                opt->format = NQ_CLI_FORMAT_BOARD;
+            else if (!strcmp(optarg, "columns"))
+                opt->format = NQ_CLI_FORMAT_COLUMNS;
+            else
+                return bad(err, err_size, "unknown format '%s': expected board or columns",
+                           optarg);
+            break;
+        case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; break;
+        case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
+        case OPT_CHECKPOINT:
+            if (!*optarg)
+                return bad(err, err_size, "invalid checkpoint file '': expected a path");
+            opt->settings.checkpoint_path = optarg;
+            break;
+        case 'h': return NQ_CLI_HELP;
+        case 'V': return NQ_CLI_VERSION;
+        case ':': return bad(err, err_size, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return bad(err, err_size, "unknown option '-%c'", optopt);
+            return bad(err, err_size, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+
+    if (optind >= argc)
+        return bad(err, err_size, "missing board size N: expected an integer from %d to %d",
+                   NQ_MIN_N, NQ_MAX_N);
+    const char *arg = argv[optind++];
+    if (parse_long(arg, NQ_MIN_N, NQ_MAX_N, &v) < 0)
+        return bad(err, err_size, "invalid board size '%s': expected an integer from %d to %d",
+                   arg, NQ_MIN_N, NQ_MAX_N);
+    opt->settings.n = (int)v;
+    if (optind < argc)
+        return bad(err, err_size, "unexpected argument '%s': only one board size may be given",
+                   argv[optind]);
+    if (limit_given && !opt->list)
+        return bad(err, err_size, "--limit applies only with --solutions");
+    if (opt->list && !limit_given && opt->settings.n > NQ_CLI_LIST_MAX_N)
+        return bad(err, err_size,
+                   "listing every solution for N=%d would be too long: give --limit K (or N <= %d)",
+                   opt->settings.n, NQ_CLI_LIST_MAX_N);
+    if (opt->list && opt->settings.checkpoint_path)
+        return bad(err, err_size, "--checkpoint applies only to counting, not with --solutions");
+    if (opt->settings.split_depth > opt->settings.n)
+        return bad(err, err_size, "invalid split depth %d: must not exceed N=%d",
+                   opt->settings.split_depth, opt->settings.n);
+    return NQ_CLI_RUN;
+}
+
+static int print_solution(const int *cols, int n, void *user)
+{
+    const nq_cli_options *opt = user;
+    if (opt->format == NQ_CLI_FORMAT_COLUMNS) {
+        for (int r = 0; r < n; r++)
+            printf(r ? " %d" : "%d", cols[r]);
+        putchar('\n');
+    } else {
+        for (int r = 0; r < n; r++) {
+            for (int c = 0; c < n; c++)
+                fputs(c == cols[r] ? (c ? " Q" : "Q") : (c ? " ." : "."), stdout);
+            putchar('\n');
+        }
+        putchar('\n');
+    }
+    return 0;
+}
+
+int nq_cli_list(const nq_cli_options *opt, const char *prog)
+{
+    uint64_t emitted = 0;
+    int ret = nq_list_solutions(opt->settings.n, opt->limit, print_solution, (void *)opt,
+                                &emitted);
+    if (ret < 0) {
+        fprintf(stderr, "%s: %s\n", prog, nq_strerror(ret));
+        return 1;
+    }
+    if (!opt->quiet)
+        fprintf(stderr, "%" PRIu64 " solution%s listed\n", emitted, emitted == 1 ? "" : "s");
+    return 0;
+}
+
+static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
+{
+    char total[48], unique[48];
+    nq_u128_to_string(r->total, total, sizeof total);
+    printf("{\"n\": %d, \"engine\": \"%s\", \"threads\": %d, ", opt->settings.n,
+           nq_engine_name(r->engine), r->threads);
+    if (ranks > 0)
+        printf("\"ranks\": %d, ", ranks);
+    printf("\"split_depth\": %d, \"subproblems\": %" PRIu64 ", \"units_resumed\": %" PRIu64
+           ", \"total\": %s, \"unique\": %s, ",
+           r->split_depth, r->subproblems, r->units_resumed, total,
+           r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
+    if (r->has_nodes)
+        printf("\"nodes\": %" PRIu64 ", ", r->nodes);
+    else
+        printf("\"nodes\": null, ");
+    printf("\"seconds\": %.6f, \"version\": \"%s\"}\n", r->seconds, nq_version());
+}
+
+static void print_text(const nq_cli_options *opt, const nq_result *r, int ranks)
+{
+    char total[48], unique[48];
+    nq_u128_to_string(r->total, total, sizeof total);
+    if (opt->quiet) {
+        printf("%s\n", total);
+        return;
+    }
+    printf("N=%d: %s solutions", opt->settings.n, total);
+    if (r->has_unique)
+        printf(" (%s unique)", nq_u128_to_string(r->unique, unique, sizeof unique));
+    printf("\nengine %s, %d thread%s", nq_engine_name(r->engine), r->threads,
+           r->threads == 1 ? "" : "s");
+    if (ranks > 0)
+        printf(" on %d rank%s", ranks, ranks == 1 ? "" : "s");
+    if (r->split_depth)
+        printf(", split depth %d", r->split_depth);
+    printf(", %" PRIu64 " subproblem%s", r->subproblems, r->subproblems == 1 ? "" : "s");
+    if (r->units_resumed)
+        printf(" (%" PRIu64 " resumed from the journal)", r->units_resumed);
+    printf(", %.3f s", r->seconds);
+    /* A resumed run's nodes were mostly searched by earlier processes. */
+    if (r->has_nodes && r->seconds > 0 && !r->units_resumed)
+        printf(", %.3g nodes/s", (double)r->nodes / r->seconds);
+    putchar('\n');
+}
+
+void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks)
+{
+    if (opt->json)
+        print_json(opt, r, ranks);
+    else
+        print_text(opt, r, ranks);
+}

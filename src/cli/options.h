@@ -1,0 +1,70 @@
+/*
+ * options.h - the command-line surface shared by `nqueens` and `nqueens-mpi`.
+ *
+ * Both programs accept the same options and print the same result, so the
+ * parsing, the help text and the rendering of a result live here once.  The
+ * parser never exits or prints: it returns what it found and leaves the
+ * decision to the caller, because under MPI only rank 0 may speak and every
+ * rank must leave through MPI_Finalize.
+ */
+#ifndef NQ_CLI_OPTIONS_H
+#define NQ_CLI_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nqueens/nqueens.h"
+
+/* Exit status for bad input. */
+#define NQ_CLI_EXIT_USAGE 2
+/* Largest N whose full listing is printed without --limit (N=12: 14200). */
+#define NQ_CLI_LIST_MAX_N 12
+
+enum nq_cli_format { NQ_CLI_FORMAT_BOARD, NQ_CLI_FORMAT_COLUMNS };
+/* --progress / --no-progress; AUTO shows progress on a terminal only. */
+enum nq_cli_progress { NQ_CLI_PROGRESS_AUTO, NQ_CLI_PROGRESS_ON, NQ_CLI_PROGRESS_OFF };
+
+typedef struct nq_cli_options {
+    nq_settings settings;
+    int json;
+    int quiet;
+    int list;
+    uint64_t limit;
+    enum nq_cli_format format;
+    enum nq_cli_progress progress;
+} nq_cli_options;
+
+/* What the command line asks for. */
+enum nq_cli_action {
+    NQ_CLI_RUN = 0,  /* count (or list) as *opt says */
+    NQ_CLI_HELP,     /* print the help and exit 0 */
+    NQ_CLI_VERSION,  /* print the version and exit 0 */
+    NQ_CLI_BAD,      /* bad input: print the message and exit NQ_CLI_EXIT_USAGE */
+};
+
+/*
+ * Parses argv into *opt (settings start from nq_default_settings()).  On
+ * NQ_CLI_BAD a one-line message naming the bad value and what is allowed is
+ * written to err (without the program name or a newline).  Uses getopt_long,
+ * so call it once per process.
+ */
+enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
+                                size_t err_size);
+
+/* Writes the help text for program `prog` to out. */
+void nq_cli_usage(FILE *out, const char *prog);
+
+/* Reports a bad-input message the way every program does: one line on stderr. */
+void nq_cli_report_bad(const char *prog, const char *message);
+
+/*
+ * Prints a finished count on stdout as text or JSON, as *opt asks.  `ranks`
+ * is the number of MPI processes that shared the run, or 0 for a plain run
+ * (then the output is exactly that of `nqueens`).
+ */
+void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks);
+
+/* Lists solutions as *opt asks (stdout; the count on stderr).  Returns the exit status. */
+int nq_cli_list(const nq_cli_options *opt, const char *prog);
+
+#endif /* NQ_CLI_OPTIONS_H */

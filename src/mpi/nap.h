@@ -1,0 +1,49 @@
+/*
+ * nap.h - how a rank's main thread waits between MPI polls.
+ *
+ * The main thread never blocks in MPI (a blocking call could neither see a
+ * signal nor notice a stuck peer) and must not spin a core the compute
+ * threads need.  It naps between polls: briefly right after something
+ * happened (replies stay quick while chunks flow), then longer and longer
+ * while nothing does, so an idle poll loop costs well under 1% of a core.
+ * A worker keeps one spare chunk queued, which hides the longest nap.
+ */
+#ifndef NQ_MPI_NAP_H
+#define NQ_MPI_NAP_H
+
+#include <time.h>
+
+#include <mpi.h>
+
+#define NQ_MPI_NAP_MIN_NS 50000L   /* 50 us */
+#define NQ_MPI_NAP_MAX_NS 2000000L /* 2 ms */
+
+/* Naps after a poll: resets to the shortest nap when the poll found work
+ * (busy != 0), else sleeps and doubles the nap up to the longest. */
+static inline void nq_mpi_nap(long *ns, int busy)
+{
+    if (busy) {
+        *ns = NQ_MPI_NAP_MIN_NS;
+        return;
+    }
+    struct timespec ts = {0, *ns};
+    nanosleep(&ts, NULL);
+    *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
+}
+
+/* Completes *req by polling with naps: used for the closing barrier, where
+ * the rank that finished first would otherwise spin a core inside
+ * MPI_Finalize while the others finish their last units. */
+static inline void nq_mpi_wait_napping(MPI_Request *req)
+{
+    long ns = NQ_MPI_NAP_MIN_NS;
+    int done = 0;
+    for (;;) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nq_mpi_nap(&ns, 0);
+    }
+}
+
+#endif /* NQ_MPI_NAP_H */

@@ -1,0 +1,65 @@
+/*
+ * protocol.h - the messages nqueens-mpi ranks exchange, and the plan that
+ * every rank must agree on.
+ *
+ * Rank 0 is the dispenser: it owns the chunk cursor, the totals, the journal
+ * and the progress line.  Other ranks ask for chunks (REQUEST), get a batch
+ * (ASSIGN; an empty batch means "no more work"), send back each finished
+ * chunk's counts (RESULT) and say goodbye (BYE) once their threads stopped.
+ * Rank 0 may tell a rank to stop early (STOP) when the run is cancelled.
+ * Counts travel as pairs of uint64 halves because MPI has no 128-bit type.
+ * Messages between one pair of ranks arrive in order, which the protocol
+ * relies on: a rank's RESULTs always precede its BYE.
+ */
+#ifndef NQ_MPI_PROTOCOL_H
+#define NQ_MPI_PROTOCOL_H
+
+#include <stdint.h>
+
+#include "nqueens/nqueens.h"
+
+enum nq_mpi_tag {
+    NQ_MPI_TAG_REQUEST = 1, /* worker -> 0: uint64 chunks wanted */
+    NQ_MPI_TAG_ASSIGN,      /* 0 -> worker: uint64 chunk indices (0 of them = the end) */
+    NQ_MPI_TAG_RESULT,      /* worker -> 0: NQ_MPI_RESULT_WORDS uint64 per chunk */
+    NQ_MPI_TAG_STOP,        /* 0 -> worker: no payload; stop after the current unit */
+    NQ_MPI_TAG_BYE,         /* worker -> 0: uint64 status (0 or a negative NQ_E* code) */
+};
+
+/* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi, nodes. */
+#define NQ_MPI_RESULT_WORDS 6
+
+/* Most chunks one ASSIGN carries (a worker asks for threads + 1). */
+#define NQ_MPI_MAX_ASSIGN (NQ_MAX_THREADS + 1)
+
+/* The resolved plan rank 0 broadcasts (all int64 so one MPI type does). */
+enum nq_mpi_plan_field {
+    NQ_MPI_PLAN_STATUS,   /* 0 = run; else the exit status every rank returns */
+    NQ_MPI_PLAN_N,
+    NQ_MPI_PLAN_ENGINE,
+    NQ_MPI_PLAN_SPLIT,
+    NQ_MPI_PLAN_UNITS,
+    NQ_MPI_PLAN_IDENTITY, /* nq_job_identity, as bits */
+    NQ_MPI_PLAN_JOURNAL,  /* 1 when rank 0 keeps a journal (signal policy) */
+    NQ_MPI_PLAN_FIELDS_
+};
+
+static inline void nq_mpi_pack_counts(uint64_t *w, uint64_t chunk, const nq_counts *c)
+{
+    w[0] = chunk;
+    w[1] = (uint64_t)c->total;
+    w[2] = (uint64_t)(c->total >> 64);
+    w[3] = (uint64_t)c->unique;
+    w[4] = (uint64_t)(c->unique >> 64);
+    w[5] = c->nodes;
+}
+
+static inline uint64_t nq_mpi_unpack_counts(const uint64_t *w, nq_counts *c)
+{
+    c->total = (nq_u128)w[1] | (nq_u128)w[2] << 64;
+    c->unique = (nq_u128)w[3] | (nq_u128)w[4] << 64;
+    c->nodes = w[5];
+    return w[0];
+}
+
+#endif /* NQ_MPI_PROTOCOL_H */

@@ -1,0 +1,64 @@
+/*
+ * team.h - the compute threads of one rank.
+ *
+ * A team is `threads` OpenMP threads, started from their own pthread so the
+ * main thread stays free to talk MPI (MPI_THREAD_FUNNELED: only the main
+ * thread calls MPI).  Every thread repeatedly takes a chunk from a source,
+ * solves its units and reports the chunk's counts.  Threads never wait for
+ * each other between chunks: a fork/join per chunk would idle all but one
+ * thread at every chunk's end, which with a few large units costs far more
+ * than the 5% the hybrid run may lose.
+ */
+#ifndef NQ_MPI_TEAM_H
+#define NQ_MPI_TEAM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "nqueens/nqueens.h"
+
+/* Where chunks come from and where their counts go.  Both calls are made
+ * from many threads at once. */
+typedef struct nq_mpi_source {
+    /* Sets *chunk and returns 1, or returns 0 when the team should stop.
+     * May block until a chunk arrives. */
+    int (*take)(void *user, uint64_t *chunk);
+    /* Chunk `chunk` was solved completely with these counts. */
+    void (*done)(void *user, uint64_t chunk, const nq_counts *counts);
+    void *user;
+} nq_mpi_source;
+
+typedef struct nq_mpi_team {
+    /* Set by the caller before nq_mpi_team_start(). */
+    nq_job *job;
+    uint64_t chunk_units;  /* chunk c is units [c * chunk_units, ...) */
+    int threads;           /* >= 1 */
+    atomic_int *cancel;    /* optional: the signal flag */
+    atomic_int *stop;      /* optional: set by the rank's main thread */
+    nq_mpi_source source;
+
+    /* Private. */
+    pthread_t thread;
+    atomic_int finished;
+    atomic_int error;      /* first error from solving a unit, else 0 */
+} nq_mpi_team;
+
+/* Chunk size shared by the journal and the dispenser: a function of the
+ * job alone, so any rank or thread count splits the job identically. */
+uint64_t nq_mpi_chunk_units(const nq_job *job);
+
+/* Number of chunks in the job. */
+uint64_t nq_mpi_chunks(const nq_job *job, uint64_t chunk_units);
+
+/* Starts the team.  Returns 0 or NQ_ENOMEM when no thread could be made. */
+int nq_mpi_team_start(nq_mpi_team *team);
+
+/* 1 once every thread of the team has stopped taking chunks. */
+int nq_mpi_team_finished(const nq_mpi_team *team);
+
+/* Waits for the team.  Returns 0, NQ_ECANCELLED when a unit was abandoned
+ * because of cancel/stop, or the first error of a unit. */
+int nq_mpi_team_join(nq_mpi_team *team);
+
+#endif /* NQ_MPI_TEAM_H */

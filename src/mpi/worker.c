@@ -1,0 +1,181 @@
+/*
+ * worker.c - a non-zero rank of nqueens-mpi (see worker.h).
+ *
+ * Waits are never blocking MPI calls: the main thread polls with
+ * MPI_Iprobe/MPI_Test and naps between polls, so it notices a signal, and
+ * so it does not spin a core that the compute threads need.  If rank 0
+ * dies, the MPI runtime ends this process (Open MPI aborts the whole job
+ * when any rank exits abnormally); nothing here waits forever on its own.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "nap.h"
+#include "protocol.h"
+#include "team.h"
+#include "worker.h"
+
+/* Nap between polls when nothing happened: short against a chunk, long
+ * enough that polling costs next to no CPU. */
+
+typedef struct worker {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;   /* queue refilled, end or stop */
+    uint64_t *queue;          /* ring of assigned chunks */
+    size_t cap, head, len;
+    size_t in_hand;           /* chunks taken by threads, not yet done */
+    int end;                  /* rank 0 has no more chunks for us */
+    atomic_int stop;          /* cancel or STOP: threads quit after their unit */
+    uint64_t *results;        /* finished chunks waiting to be sent */
+    size_t results_len;
+} worker;
+
+static int worker_take(void *user, uint64_t *chunk)
+{
+    worker *w = user;
+    int got = 0;
+    pthread_mutex_lock(&w->lock);
+    while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
+        pthread_cond_wait(&w->changed, &w->lock);
+    if (!atomic_load(&w->stop) && w->len > 0) {
+        *chunk = w->queue[w->head];
+        w->head = (w->head + 1) % w->cap;
+        w->len--;
+        w->in_hand++;
+        got = 1;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return got;
+}
+
+static void worker_done(void *user, uint64_t chunk, const nq_counts *counts)
+{
+    worker *w = user;
+    pthread_mutex_lock(&w->lock);
+    /* Room is certain: queued + in hand + unsent never exceeds cap. */
+    nq_mpi_pack_counts(&w->results[w->results_len * NQ_MPI_RESULT_WORDS], chunk, counts);
+    w->results_len++;
+    w->in_hand--;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Sends the finished chunks' counts to rank 0.  Returns 1 if any were sent. */
+static int send_results(worker *w, uint64_t *out)
+{
+    pthread_mutex_lock(&w->lock);
+    size_t k = w->results_len;
+    memcpy(out, w->results, k * NQ_MPI_RESULT_WORDS * sizeof *out);
+    w->results_len = 0;
+    pthread_mutex_unlock(&w->lock);
+    if (k)
+        MPI_Send(out, (int)(k * NQ_MPI_RESULT_WORDS), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT,
+                 MPI_COMM_WORLD);
+    return k > 0;
+}
+
+static void set_stop(worker *w)
+{
+    pthread_mutex_lock(&w->lock);
+    atomic_store(&w->stop, 1);
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel)
+{
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.cap = (size_t)threads + 1;
+    w.queue = malloc(w.cap * sizeof *w.queue);
+    w.results = malloc(w.cap * NQ_MPI_RESULT_WORDS * sizeof *w.results);
+    uint64_t *assign = malloc(w.cap * sizeof *assign);
+    uint64_t *outbox = malloc(w.cap * NQ_MPI_RESULT_WORDS * sizeof *outbox);
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.changed, NULL);
+    atomic_init(&w.stop, 0);
+
+    int ret = (w.queue && w.results && assign && outbox) ? 0 : NQ_ENOMEM;
+    nq_mpi_team team = {
+        .job = job,
+        .chunk_units = nq_mpi_chunk_units(job),
+        .threads = threads,
+        .cancel = cancel,
+        .stop = &w.stop,
+        .source = {worker_take, worker_done, &w},
+    };
+    int team_started = 0;
+    if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
+        team_started = 1;
+    if (ret < 0)
+        set_stop(&w); /* we still say goodbye, so rank 0 is not left waiting */
+
+    MPI_Request pending = MPI_REQUEST_NULL;
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    for (;;) {
+        int busy = 0, flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            MPI_Recv(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            set_stop(&w);
+            busy = 1;
+        }
+        if (cancel && atomic_load(cancel) && !atomic_load(&w.stop))
+            set_stop(&w);
+        if (outbox)
+            busy |= send_results(&w, outbox);
+
+        if (pending == MPI_REQUEST_NULL && !w.end && !atomic_load(&w.stop)) {
+            pthread_mutex_lock(&w.lock);
+            /* Unsent results count too: results and outbox hold cap chunks. */
+            uint64_t want = w.cap - w.len - w.in_hand - w.results_len;
+            pthread_mutex_unlock(&w.lock);
+            if (want > 0) {
+                MPI_Irecv(assign, (int)w.cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD,
+                          &pending);
+                MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
+                busy = 1;
+            }
+        }
+        if (pending != MPI_REQUEST_NULL) {
+            MPI_Test(&pending, &flag, &st);
+            if (flag) {
+                int k = 0;
+                MPI_Get_count(&st, MPI_UINT64_T, &k);
+                pthread_mutex_lock(&w.lock);
+                for (int i = 0; i < k; i++)
+                    w.queue[(w.head + w.len++) % w.cap] = assign[i];
+                if (k == 0)
+                    w.end = 1;
+                pthread_cond_broadcast(&w.changed);
+                pthread_mutex_unlock(&w.lock);
+                busy = 1;
+            }
+        }
+        /* Leave once the threads are gone and rank 0 owes us no answer. */
+        if ((!team_started || nq_mpi_team_finished(&team)) && pending == MPI_REQUEST_NULL)
+            break;
+        nq_mpi_nap(&nap_ns, busy);
+    }
+
+    if (team_started) {
+        int joined = nq_mpi_team_join(&team);
+        if (ret == 0)
+            ret = joined;
+    }
+    if (outbox)
+        send_results(&w, outbox);
+    uint64_t status = (uint64_t)(int64_t)ret;
+    MPI_Send(&status, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
+
+    pthread_cond_destroy(&w.changed);
+    pthread_mutex_destroy(&w.lock);
+    free(outbox);
+    free(assign);
+    free(w.results);
+    free(w.queue);
+    return ret;
+}

@@ -1,0 +1,25 @@
+/*
+ * worker.h - a non-zero rank of nqueens-mpi.
+ *
+ * The main thread is the rank's only MPI caller: it keeps a small queue of
+ * chunks topped up from rank 0 (one spare per thread's chunk, so a thread
+ * finishing a chunk finds the next one waiting instead of a round trip),
+ * sends each finished chunk's counts back and obeys STOP.  The compute team
+ * drains the queue.
+ */
+#ifndef NQ_MPI_WORKER_H
+#define NQ_MPI_WORKER_H
+
+#include <stdatomic.h>
+
+#include "nqueens/nqueens.h"
+
+/*
+ * Runs a non-zero rank's side of the job: asks rank 0 for chunks, solves
+ * them on `threads` threads, returns the counts and says goodbye.  Returns
+ * 0, NQ_ECANCELLED or the first error of a unit (rank 0 is told which).
+ * Collective with nq_mpi_coordinate() on rank 0.
+ */
+int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel);
+
+#endif /* NQ_MPI_WORKER_H */

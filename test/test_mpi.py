@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Tests for `nqueens-mpi`, the hybrid MPI + OpenMP counter.
+
+Run by meson as `python3 test_mpi.py PATH_TO_NQUEENS_MPI` (declared only when
+MPI was found at configure time).  Exits 77, which meson reports as SKIP,
+when no `mpiexec` is on PATH.  Every mpiexec gets --oversubscribe and
+--bind-to none: the suite runs up to 3 ranks x 2 threads on small machines,
+and Open MPI's default binding would pin each rank to one core.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+NQUEENS_MPI = None
+MPIEXEC = shutil.which("mpiexec")
+
+KNOWN = {8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200, 13: 73712, 14: 365596}
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+# Under ASan (CI), Open MPI's own never-freed allocations must not fail the
+# run: suppress leaks in its libraries only.  Keeping its plugins loaded and
+# unwinding slowly lets LeakSanitizer see which library a leak came from.
+_SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openmpi-lsan.supp")
+ENV["LSAN_OPTIONS"] = ":".join(filter(None, [ENV.get("LSAN_OPTIONS"), f"suppressions={_SUPP}"]))
+ENV["ASAN_OPTIONS"] = ":".join(filter(None, [ENV.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
+ENV["OMPI_MCA_mca_base_component_disable_dlclose"] = "1"
+
+
+def mpi_cmd(ranks, *args):
+    return [MPIEXEC, "-n", str(ranks), "--oversubscribe", "--bind-to", "none",
+            NQUEENS_MPI, *args]
+
+
+def run(ranks, *args, timeout=60):
+    return subprocess.run(mpi_cmd(ranks, *args), capture_output=True, text=True,
+                          timeout=timeout, env=ENV)
+
+
+def descendants(root):
+    """Pids of every process below root (Linux /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def rank_pid(root, rank):
+    """Pid of the nqueens-mpi process of MPI rank `rank` under root, or None."""
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return pid
+    return None
+
+
+class Totals(unittest.TestCase):
+    def test_known_totals_every_combination(self):
+        # Every combination counts N=8, 11 and 14; two of them the whole
+        # table.  (About 26 launches: mpiexec start-up dominates the time.)
+        seen = {}
+        for ranks in (1, 2, 3):
+            for threads in (1, 2):
+                full = (ranks, threads) in ((2, 2), (3, 1))
+                for n, total in KNOWN.items():
+                    if not full and n not in (8, 11, 14):
+                        continue
+                    with self.subTest(ranks=ranks, threads=threads, n=n):
+                        p = run(ranks, str(n), "-t", str(threads), "--json")
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        doc = json.loads(p.stdout)
+                        self.assertEqual(doc["total"], total)
+                        self.assertEqual(doc["ranks"], ranks)
+                        self.assertEqual(doc["threads"], ranks * threads)
+                        seen.setdefault(n, set()).add(doc["total"])
+        for n, totals in seen.items():
+            self.assertEqual(totals, {KNOWN[n]}, f"N={n}")
+
+    def test_engines_and_split(self):
+        for engine in ("plain", "mirror"):
+            p = run(2, "13", "-e", engine, "--split-depth", "3", "-q", "-t", "1")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout, "73712\n")
+
+    def test_singleton_without_mpiexec(self):
+        p = subprocess.run([NQUEENS_MPI, "12", "-t", "2"], capture_output=True, text=True,
+                           timeout=60, env=ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("14200 solutions", p.stdout)
+        self.assertIn("on 1 rank", p.stdout)
+
+
+class Interface(unittest.TestCase):
+    def test_bad_input_reported_once(self):
+        p = run(2, "33")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("'33'", lines[0])
+
+    def test_help_and_version_once(self):
+        p = run(2, "--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count("Usage: nqueens-mpi"), 1)
+        p = run(2, "--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^nqueens-mpi \d+\.\d+\.\d+\n$")
+
+    def test_solutions_listed_by_rank0(self):
+        p = run(2, "8", "--solutions", "--format", "columns")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), 92)
+
+
+class Failures(unittest.TestCase):
+    # N=17 runs for tens of seconds on a small machine: long enough to hit.
+    LONG = ("17", "-t", "1", "-e", "mirror")
+
+    def start_long(self, ranks):
+        proc = subprocess.Popen(mpi_cmd(ranks, *self.LONG), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ENV)
+        deadline = time.time() + 20
+        while time.time() < deadline and rank_pid(proc.pid, ranks - 1) is None:
+            time.sleep(0.1)
+        time.sleep(0.5)  # let the ranks plan and start counting
+        return proc
+
+    def finish(self, proc, limit):
+        try:
+            out, err = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            for pid in descendants(proc.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            proc.kill()
+            proc.communicate()
+            self.fail(f"mpiexec still running {limit} s later: the job hangs")
+        return out, err
+
+    def test_killed_rank_fails_the_job(self):
+        for victim in (1, 0):
+            with self.subTest(victim=victim):
+                proc = self.start_long(2)
+                pid = rank_pid(proc.pid, victim)
+                self.assertIsNotNone(pid, "rank process not found")
+                os.kill(pid, signal.SIGKILL)
+                out, err = self.finish(proc, 30)
+                self.assertNotEqual(proc.returncode, 0, err)
+                self.assertNotIn("95815104", out)
+
+    def test_sigterm_cancels_promptly(self):
+        proc = self.start_long(2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = self.finish(proc, 30)
+        self.assertNotEqual(proc.returncode, 0, err)
+        self.assertNotIn("95815104", out)
+
+
+class Checkpoint(unittest.TestCase):
+    # N=16 split 4: 9844 subproblems in a few seconds, so an interruption
+    # lands mid-run; every run below resumes with another number of ranks.
+    ARGS = ("16", "--split-depth", "4", "-t", "1")
+    TOTAL = 14772512
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_mpi_")
+        self.journal = os.path.join(self.tmp.name, "run.journal")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def start(self, ranks):
+        return subprocess.Popen(mpi_cmd(ranks, *self.ARGS, "--checkpoint", self.journal),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=ENV)
+
+    def wait_until_running(self, proc, ranks):
+        deadline = time.time() + 20
+        while time.time() < deadline and not (os.path.exists(self.journal)
+                                               and rank_pid(proc.pid, ranks - 1)):
+            time.sleep(0.05)
+        time.sleep(0.5)
+
+    def test_interrupt_kill_and_resume_exact(self):
+        # 1. Two ranks, SIGINT to mpiexec: a clean stop, journal flushed.
+        proc = self.start(2)
+        self.wait_until_running(proc, 2)
+        proc.send_signal(signal.SIGINT)
+        out, err = Failures.finish(self, proc, 30)
+        if str(self.TOTAL) in out:
+            self.skipTest("the run finished before the interruption (machine too fast)")
+        self.assertNotEqual(proc.returncode, 0, err)
+        # 2. Three ranks resume; rank 1 is killed: the job fails, no hang.
+        proc = self.start(3)
+        self.wait_until_running(proc, 3)
+        victim = rank_pid(proc.pid, 1)
+        if victim:
+            os.kill(victim, signal.SIGKILL)
+        out, err = Failures.finish(self, proc, 30)
+        # 3. One rank finishes from the last flushed state: exact total.
+        p = run(1, *self.ARGS, "--checkpoint", self.journal, "--json", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["total"], self.TOTAL)
+        self.assertGreater(doc["units_resumed"], 0)
+        # 4. A completed journal answers at once, with any rank count.
+        p = run(2, *self.ARGS, "--checkpoint", self.journal, "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, f"{self.TOTAL}\n"), p.stderr)
+
+    def test_foreign_journal_refused(self):
+        p = run(2, "10", "--checkpoint", self.journal, "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.journal, "rb") as f:
+            before = f.read()
+        p = run(2, "11", "--checkpoint", self.journal)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        lines = [l for l in p.stderr.splitlines() if l.startswith("nqueens-mpi:")]
+        self.assertEqual(len(lines), 1, p.stderr)
+        with open(self.journal, "rb") as f:
+            self.assertEqual(f.read(), before)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: test_mpi.py PATH_TO_NQUEENS_MPI")
+    NQUEENS_MPI = sys.argv.pop(1)
+    if MPIEXEC is None:
+        print("SKIP: no mpiexec on PATH (install openmpi-bin)", file=sys.stderr)
+        sys.exit(77)
+    unittest.main(verbosity=2)
