@@ -132,7 +132,8 @@ int nq_count(const nq_settings *s, nq_result *result)
         run.units_per_chunk = nq_journal_chunk_units(job);
         run.skip = nq_journal_done(journal);
     } else {
-        run.units_per_chunk = nq_pool_chunk_size(job->units, run.threads, 64);
+        run.units_per_chunk =
+            nq_pool_chunk_size(job->units, run.threads, NQ_POOL_CHUNKS_PER_THREAD);
     }
     ctx.units_per_chunk = run.units_per_chunk;
 

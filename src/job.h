@@ -28,6 +28,10 @@ struct nq_engine_ops {
     size_t (*scratch_size)(const nq_job *job);
     /* Frees job->plan; NULL when plan allocates nothing. */
     void (*release)(nq_job *job);
+    /* Optional: writes a cheap relative cost estimate of every unit into
+     * costs[0 .. job->units) (the one the plan chose its split depth by;
+     * see model.h).  Returns 0 or NQ_ENOMEM.  NULL when the engine has none. */
+    int (*estimate)(const nq_job *job, double *costs);
 };
 
 struct nq_job {

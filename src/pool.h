@@ -34,6 +34,10 @@ uint64_t nq_pool_chunks(const nq_pool_run *run);
  * were still reported to chunk_done, and *sum holds them). */
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum);
 
+/* Chunks per thread that nq_count() asks of nq_pool_chunk_size(); the
+ * scheduling model (model.c) chunks its simulated runs the same way. */
+#define NQ_POOL_CHUNKS_PER_THREAD 64
+
 /* Chunk size giving enough chunks for load balance and journal granularity:
  * about `per_thread` chunks per thread, never fewer units than 1. */
 uint64_t nq_pool_chunk_size(uint64_t units, int threads, uint64_t per_thread);

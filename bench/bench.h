@@ -1,0 +1,104 @@
+/*
+ * bench.h - shared types of nqueens-bench: the sweep's cases and runs, the
+ * machine description, and the outputs (CSV, JSON, plot) and modes
+ * (profile, predict) that work on them.
+ *
+ * The bench links the library's objects statically (nq_internal) so its
+ * profile and predict modes can reach the scheduling model and the engines'
+ * cost estimates; the timed path is the public nq_count(), the same call
+ * the nqueens CLI makes, so the two agree within noise.
+ */
+#ifndef NQ_BENCH_H
+#define NQ_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nqueens/nqueens.h"
+
+#define BENCH_EXIT_USAGE 2
+#define BENCH_MAX_LIST 64
+
+/* A list of integers given as "1,2,4" or "14-17" (or both, "1,4-6"). */
+typedef struct bench_list {
+    int count;
+    int values[BENCH_MAX_LIST];
+} bench_list;
+
+/* One timed count. */
+typedef struct bench_run {
+    double seconds;     /* nq_result.seconds: planning plus solving */
+    double cpu_seconds; /* CPU time of the whole process during the count */
+    nq_u128 total;
+    uint64_t nodes;
+} bench_run;
+
+/* One (engine, N, threads) case of the sweep and its repeats. */
+typedef struct bench_case {
+    enum nq_engine engine;
+    int n;
+    int threads;
+    int split_depth;
+    uint64_t units;
+    int has_nodes;
+    int repeats;
+    bench_run *runs;
+    double median, min, max;
+    double cpu_median; /* CPU seconds: unlike wall time, barely moved by other load */
+    int checked; /* the known table has N */
+    int correct; /* every run matched the table (1 when unchecked) */
+    nq_u128 expected;
+    /* Derived against other cases; NaN where the base case was not run. */
+    double speedup;    /* median of 1 thread, same engine and N / this median */
+    double efficiency; /* speedup / threads */
+    double vs_plain;   /* plain's median at this N / this median */
+} bench_case;
+
+/* What the machine and build look like, for the CSV/JSON header block. */
+typedef struct bench_machine {
+    char cpu[128];
+    int cores;
+    char compiler[128];
+    char flags[256];
+    char openmp[64];
+    char proc_bind[64];
+    char places[64];
+    char commit[64];
+    char date[32];
+    char library[32];
+} bench_machine;
+
+/* Fills *m from /proc/cpuinfo, the environment and configure-time defines. */
+void bench_machine_describe(bench_machine *m);
+
+/* Logical CPUs this process may use (>= 1). */
+int bench_cores(void);
+
+/* Known count of all solutions for n (test data, used only as a check).
+ * Returns 1 and sets *total when the table has n, else 0. */
+int bench_known_total(int n, nq_u128 *total);
+
+/* Writes every run of every case, after the header block.  Returns 0, or -1
+ * with errno set when writing failed. */
+int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+
+/* 1 when gnuplot is on PATH. */
+int bench_have_gnuplot(void);
+
+/* Draws speedup vs threads and time vs N into path (.svg or .png) with
+ * gnuplot.  Returns 0, or -1 when gnuplot failed. */
+int bench_plot(const char *path, const bench_machine *m, const bench_case *cases, int count);
+
+/* Profile mode: solves every unit of the job planned by *s one at a time,
+ * prints the distribution of unit costs and the model's predictions next
+ * to measured runs on `measure` (thread counts this machine has).
+ * Returns 0, 1 when a count was wrong, or a negative NQ_E* code. */
+int bench_profile(const nq_settings *s, const bench_list *measure, int repeat);
+
+/* Predict mode: for each thread count, plans the job as nq_count() would
+ * and prints the model's efficiency from the engine's cost estimate.
+ * Returns 0 or a negative NQ_E* code. */
+int bench_predict(const nq_settings *s, const bench_list *threads, int header);
+
+#endif /* NQ_BENCH_H */

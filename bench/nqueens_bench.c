@@ -1,0 +1,585 @@
+/*
+ * nqueens_bench.c - nqueens-bench, the thread-scaling benchmark.
+ *
+ * Runs every (engine, N, threads) case of a sweep with warm-up runs and
+ * repeats, checks each count against the known table, and prints one
+ * aligned line per case: median/min/max seconds, nodes per second, speedup
+ * and efficiency against 1 thread of the same engine, and the ratio to the
+ * plain reference engine.  --csv/--json keep every run with a description
+ * of the machine; --plot draws the scaling with gnuplot.  Two further modes
+ * look inside a run: --profile measures every unit and sets the scheduling
+ * model's predictions next to measured times, --predict asks the model
+ * alone (no counting) how a planned job would scale on bigger machines.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
+
+typedef struct bench_options {
+    bench_list n;
+    bench_list threads;
+    int threads_given;
+    enum nq_engine engines[NQ_ENGINE_COUNT_];
+    int engine_count;
+    int repeat;
+    int warmup;
+    int split_depth;
+    enum bench_mode mode;
+    const char *csv_path, *json_path, *plot_path;
+    FILE *csv, *json;
+} bench_options;
+
+enum long_only {
+    OPT_CSV = 256,
+    OPT_JSON,
+    OPT_PLOT,
+    OPT_WARMUP,
+    OPT_SPLIT,
+    OPT_PROFILE,
+    OPT_PREDICT,
+};
+
+static const struct option long_options[] = {
+    {"n", required_argument, NULL, 'n'},
+    {"threads", required_argument, NULL, 't'},
+    {"engine", required_argument, NULL, 'e'},
+    {"repeat", required_argument, NULL, 'r'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"split-depth", required_argument, NULL, OPT_SPLIT},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"profile", no_argument, NULL, OPT_PROFILE},
+    {"predict", no_argument, NULL, OPT_PREDICT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Default thread counts: 1, 2, 4, ... below `cores`, then `cores`. */
+static void default_threads(bench_list *list, int cores)
+{
+    list->count = 0;
+    for (int t = 1; t < cores && list->count < BENCH_MAX_LIST - 1; t *= 2)
+        list->values[list->count++] = t;
+    list->values[list->count++] = cores;
+}
+
+static void usage(FILE *out)
+{
+    bench_list def;
+    char here[128] = "";
+    default_threads(&def, bench_cores());
+    for (int i = 0; i < def.count; i++)
+        snprintf(here + strlen(here), sizeof here - strlen(here), "%s%d", i ? "," : "",
+                 def.values[i]);
+    fprintf(out,
+            "Usage: nqueens-bench [options]\n"
+            "Times the N-Queens counter over board sizes, thread counts and engines.\n"
+            "\n"
+            "  -n, --n LIST          board sizes, e.g. 14-17 or 12,14 (default: 12-14)\n"
+            "  -t, --threads LIST    thread counts, e.g. 1,2,4 or 1-4 (default: 1, 2, 4, ...\n"
+            "                        up to the cores, plus the core count: here %s)\n"
+            "  -e, --engine LIST     engines, e.g. mirror,full; plain runs once per N, on\n"
+            "                        1 thread (default: mirror)\n"
+            "  -r, --repeat R        timed runs per case, 1..1000 (default: 3)\n"
+            "      --warmup W        untimed runs before them, 0..100 (default: 1)\n"
+            "      --split-depth D   rows expanded into units, 1..%d (default: automatic)\n"
+            "      --csv FILE        write every run as CSV, with a machine header\n"
+            "      --json FILE       write every run as JSON, with a machine header\n"
+            "      --plot FILE       draw speedup and time into FILE.svg or FILE.png (gnuplot)\n"
+            "      --profile         time every unit of the job planned for the largest\n"
+            "                        --threads value, print the cost distribution and the\n"
+            "                        model's predictions next to measured runs\n"
+            "      --predict         print the model's predicted efficiency for each thread\n"
+            "                        count from cheap estimates, counting nothing\n"
+            "                        (default threads: 1, 2, 4, ..., 1024)\n"
+            "  -h, --help            show this help and exit\n"
+            "  -V, --version         show the version and exit\n",
+            here, NQ_MAX_SPLIT_DEPTH);
+}
+
+/* One-line error on stderr and exit status 2. */
+static _Noreturn void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("nqueens-bench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (try --help)\n", stderr);
+    exit(BENCH_EXIT_USAGE);
+}
+
+/* Parses a decimal integer in [lo, hi] from text[0..len); 0 or -1. */
+static int parse_int(const char *text, size_t len, long lo, long hi, int *value)
+{
+    if (len == 0 || len > 9)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        v = v * 10 + (text[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *value = (int)v;
+    return 0;
+}
+
+/* Parses "a,b,c-d" into *list, every value in [lo, hi], duplicates dropped,
+ * sorted ascending.
+ * Dies with a one-line usage error naming `what` on bad input. */
+static void parse_list(const char *text, long lo, long hi, const char *what, bench_list *list)
+{
+    list->count = 0;
+    const char *p = text;
+    if (!*p)
+        die_usage("empty %s list: expected values from %ld to %ld like 1,2,4 or 1-4", what, lo, hi);
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *dash = memchr(p, '-', len);
+        int a = 0, b = 0;
+        if (dash) {
+            if (parse_int(p, (size_t)(dash - p), lo, hi, &a) < 0 ||
+                parse_int(dash + 1, len - (size_t)(dash - p) - 1, lo, hi, &b) < 0)
+                die_usage("invalid %s '%.*s' in '%s': expected values from %ld to %ld", what,
+                          (int)len, p, text, lo, hi);
+            if (a > b)
+                die_usage("invalid %s range '%.*s': the first value exceeds the last", what,
+                          (int)len, p);
+        } else {
+            if (parse_int(p, len, lo, hi, &a) < 0)
+                die_usage("invalid %s '%.*s' in '%s': expected values from %ld to %ld", what,
+                          (int)len, p, text, lo, hi);
+            b = a;
+        }
+        for (int v = a; v <= b; v++) {
+            int seen = 0;
+            for (int i = 0; i < list->count; i++)
+                seen |= list->values[i] == v;
+            if (seen)
+                continue;
+            if (list->count == BENCH_MAX_LIST)
+                die_usage("too many values in %s list '%s' (at most %d)", what, text,
+                          BENCH_MAX_LIST);
+            list->values[list->count++] = v;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    /* Ascending, so that 1 thread is timed before the counts compared with it. */
+    for (int i = 1; i < list->count; i++)
+        for (int j = i; j > 0 && list->values[j - 1] > list->values[j]; j--) {
+            int t = list->values[j];
+            list->values[j] = list->values[j - 1];
+            list->values[j - 1] = t;
+        }
+}
+
+static void parse_engines(const char *text, bench_options *o)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        die_usage("engine list too long: '%.40s...'", text);
+    strcpy(buf, text);
+    o->engine_count = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        enum nq_engine e;
+        if (nq_engine_from_name(name, &e) < 0)
+            die_usage("unknown engine '%s': expected auto, plain, mirror, full or mitm", name);
+        int seen = 0;
+        for (int i = 0; i < o->engine_count; i++)
+            seen |= o->engines[i] == e;
+        if (!seen && o->engine_count < NQ_ENGINE_COUNT_)
+            o->engines[o->engine_count++] = e;
+    }
+    if (o->engine_count == 0)
+        die_usage("empty engine list '%s'", text);
+    /* plain first: every other case at the same N is compared with it. */
+    for (int i = 1; i < o->engine_count; i++)
+        if (o->engines[i] == NQ_ENGINE_PLAIN) {
+            o->engines[i] = o->engines[0];
+            o->engines[0] = NQ_ENGINE_PLAIN;
+        }
+}
+
+/* Opens path for writing now, so a bad path fails before a long sweep. */
+static FILE *open_output(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die_usage("cannot write '%s': %s", path, strerror(errno));
+    return f;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static void parse_args(int argc, char **argv, bench_options *o)
+{
+    int value;
+    memset(o, 0, sizeof *o);
+    o->repeat = 3;
+    o->warmup = 1;
+    o->engines[0] = NQ_ENGINE_MIRROR;
+    o->engine_count = 1;
+    parse_list("12-14", NQ_MIN_N, NQ_MAX_N, "board size", &o->n);
+
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:t:e:r:hV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'n': parse_list(optarg, NQ_MIN_N, NQ_MAX_N, "board size", &o->n); break;
+        case 't':
+            parse_list(optarg, 1, NQ_MAX_THREADS, "thread count", &o->threads);
+            o->threads_given = 1;
+            break;
+        case 'e': parse_engines(optarg, o); break;
+        case 'r':
+            if (parse_int(optarg, strlen(optarg), 1, 1000, &value) < 0)
+                die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", optarg);
+            o->repeat = value;
+            break;
+        case OPT_WARMUP:
+            if (parse_int(optarg, strlen(optarg), 0, 100, &value) < 0)
+                die_usage("invalid warm-up count '%s': expected an integer from 0 to 100", optarg);
+            o->warmup = value;
+            break;
+        case OPT_SPLIT:
+            if (parse_int(optarg, strlen(optarg), 1, NQ_MAX_SPLIT_DEPTH, &value) < 0)
+                die_usage("invalid split depth '%s': expected an integer from 1 to %d", optarg,
+                          NQ_MAX_SPLIT_DEPTH);
+            o->split_depth = value;
+            break;
+        case OPT_CSV: o->csv_path = optarg; break;
+        case OPT_JSON: o->json_path = optarg; break;
+        case OPT_PLOT: o->plot_path = optarg; break;
+        case OPT_PROFILE: o->mode = MODE_PROFILE; break;
+        case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+        case 'h': usage(stdout); exit(0);
+        case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
+        case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+        default:
+            if (optopt)
+                die_usage("unknown option '-%c'", optopt);
+            die_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    for (int i = 0; i < o->n.count; i++)
+        if (o->split_depth > o->n.values[i])
+            die_usage("invalid split depth %d: must not exceed N=%d", o->split_depth,
+                      o->n.values[i]);
+    if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
+        die_usage("--csv, --json and --plot apply to the sweep, not to --profile or --predict");
+    if (!o->threads_given) {
+        if (o->mode == MODE_PREDICT) {
+            o->threads.count = 0;
+            for (int t = 1; t <= 1024; t *= 2)
+                o->threads.values[o->threads.count++] = t;
+        } else {
+            default_threads(&o->threads, bench_cores());
+        }
+    }
+    if (o->plot_path) {
+        if (!ends_with(o->plot_path, ".svg") && !ends_with(o->plot_path, ".png"))
+            die_usage("invalid plot file '%s': the name must end in .svg or .png", o->plot_path);
+        if (!bench_have_gnuplot())
+            die_usage("--plot needs gnuplot, which is not on PATH: install it "
+                      "(apt-get install gnuplot-nox) or leave --plot out");
+        fclose(open_output(o->plot_path));
+    }
+    if (o->csv_path)
+        o->csv = open_output(o->csv_path);
+    if (o->json_path)
+        o->json = open_output(o->json_path);
+}
+
+/* CPU seconds of the whole process (all its threads). */
+static double process_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..count); sorts v. */
+static double median_of(double *v, int count)
+{
+    qsort(v, (size_t)count, sizeof *v, compare_double);
+    return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
+}
+
+static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
+{
+    nq_default_settings(s);
+    s->n = bc->n;
+    s->engine = bc->engine;
+    s->threads = bc->threads;
+    s->split_depth = o->split_depth;
+}
+
+/* Warm-up runs of a case and room for its timed runs.
+ * Returns 0 or an NQ_E* code. */
+static int case_start(const bench_options *o, bench_case *bc)
+{
+    nq_settings s;
+    nq_result r;
+    case_settings(o, bc, &s);
+    for (int w = 0; w < o->warmup; w++) {
+        int ret = nq_count(&s, &r);
+        if (ret < 0)
+            return ret;
+    }
+    bc->runs = calloc((size_t)o->repeat, sizeof *bc->runs);
+    if (!bc->runs)
+        return NQ_ENOMEM;
+    bc->checked = bench_known_total(bc->n, &bc->expected);
+    bc->correct = 1;
+    return 0;
+}
+
+/* Timed run number i of a case.  Returns 0 or an NQ_E* code. */
+static int case_run(const bench_options *o, bench_case *bc, int i)
+{
+    nq_settings s;
+    nq_result r;
+    case_settings(o, bc, &s);
+    const double cpu0 = process_cpu_now();
+    int ret = nq_count(&s, &r);
+    const double cpu = process_cpu_now() - cpu0;
+    if (ret < 0)
+        return ret;
+    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0};
+    if (bc->checked && r.total != bc->expected)
+        bc->correct = 0;
+    bc->engine = r.engine; /* auto resolves to a real engine */
+    bc->split_depth = r.split_depth;
+    bc->units = r.subproblems;
+    bc->has_nodes = r.has_nodes;
+    bc->repeats = i + 1;
+    return 0;
+}
+
+/* Median, min and max of a case's timed runs.  Returns 0 or NQ_ENOMEM. */
+static int case_finish(bench_case *bc)
+{
+    double *wall = calloc((size_t)bc->repeats, sizeof *wall);
+    double *cpu = calloc((size_t)bc->repeats, sizeof *cpu);
+    if (!wall || !cpu) {
+        free(wall);
+        free(cpu);
+        return NQ_ENOMEM;
+    }
+    for (int i = 0; i < bc->repeats; i++) {
+        wall[i] = bc->runs[i].seconds;
+        cpu[i] = bc->runs[i].cpu_seconds;
+    }
+    bc->median = median_of(wall, bc->repeats);
+    bc->min = wall[0];
+    bc->max = wall[bc->repeats - 1];
+    bc->cpu_median = median_of(cpu, bc->repeats);
+    free(wall);
+    free(cpu);
+    return 0;
+}
+
+/* Fills speedup, efficiency and vs_plain of cases[i] from earlier cases. */
+static void derive(bench_case *cases, int i)
+{
+    bench_case *bc = &cases[i];
+    bc->speedup = bc->efficiency = bc->vs_plain = NAN;
+    for (int j = 0; j <= i; j++) {
+        const bench_case *o = &cases[j];
+        if (o->n != bc->n || !(o->median > 0))
+            continue;
+        if (o->engine == bc->engine && o->threads == 1) {
+            bc->speedup = o->median / bc->median;
+            bc->efficiency = bc->speedup / bc->threads;
+        }
+        if (o->engine == NQ_ENGINE_PLAIN)
+            bc->vs_plain = o->median / bc->median;
+    }
+}
+
+static void print_header(void)
+{
+    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %16s %3s %9s %7s %6s %8s\n", "engine", "N",
+           "thr", "depth", "units", "median_s", "min_s", "max_s", "cpu_s", "solutions", "ok",
+           "nodes/s", "speedup", "eff", "vs_plain");
+}
+
+/* A float column, or "-" where the value is unknown. */
+static void print_opt(const char *fmt, int width, double v)
+{
+    if (isnan(v))
+        printf(" %*s", width, "-");
+    else
+        printf(fmt, width, v);
+}
+
+static void print_case(const bench_case *bc)
+{
+    char total[48];
+    nq_u128_to_string(bc->runs[0].total, total, sizeof total);
+    printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f %9.4f %9.4f %16s %3s", nq_engine_name(bc->engine),
+           bc->n, bc->threads, bc->split_depth, (unsigned long long)bc->units, bc->median,
+           bc->min, bc->max, bc->cpu_median, total,
+           !bc->checked ? "?" : bc->correct ? "yes" : "NO");
+    double rate = NAN;
+    if (bc->has_nodes && bc->median > 0)
+        rate = (double)bc->runs[bc->repeats / 2].nodes / bc->median;
+    if (isnan(rate))
+        printf(" %9s", "-");
+    else
+        printf(" %9.3g", rate);
+    print_opt(" %*.2f", 7, bc->speedup);
+    print_opt(" %*.3f", 6, bc->efficiency);
+    print_opt(" %*.2f", 8, bc->vs_plain);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static int sweep(bench_options *o)
+{
+    int max_cases = o->engine_count * o->n.count * o->threads.count + 1;
+    bench_case *cases = calloc((size_t)max_cases, sizeof *cases);
+    if (!cases) {
+        fprintf(stderr, "nqueens-bench: %s\n", nq_strerror(NQ_ENOMEM));
+        return 1;
+    }
+    int count = 0, wrong = 0;
+    print_header();
+    /* Plain first at each N, so every later case can be compared with it.
+     * The thread counts of one engine and N take turns, repeat by repeat:
+     * on a shared machine the load drifts, and interleaving spreads the
+     * drift over all of them instead of biasing their ratio. */
+    for (int ni = 0; ni < o->n.count; ni++) {
+        for (int ei = 0; ei < o->engine_count; ei++) {
+            const enum nq_engine e = o->engines[ei];
+            const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count;
+            bench_case *g = &cases[count];
+            int live[BENCH_MAX_LIST] = {0};
+            int failed = 0;
+            for (int ti = 0; ti < group; ti++) {
+                g[ti].engine = e;
+                g[ti].n = o->n.values[ni];
+                g[ti].threads = group == 1 ? 1 : o->threads.values[ti];
+            }
+            for (int r = -1; r < o->repeat; r++)
+                for (int ti = 0; ti < group; ti++) {
+                    if (r >= 0 && !live[ti])
+                        continue;
+                    int ret = r < 0 ? case_start(o, &g[ti]) : case_run(o, &g[ti], r);
+                    live[ti] = ret == 0;
+                    if (ret < 0 && !failed) {
+                        fprintf(stderr, "nqueens-bench: engine %s, N=%d, %d threads: %s\n",
+                                nq_engine_name(e), g[ti].n, g[ti].threads, nq_strerror(ret));
+                        failed = ret;
+                    }
+                }
+            /* An engine that cannot do this N (NQ_EUNSUPPORTED) is not an error. */
+            if (failed && failed != NQ_EUNSUPPORTED)
+                wrong = 1;
+            for (int ti = 0; ti < group; ti++) {
+                if (!live[ti] || case_finish(&g[ti]) < 0) {
+                    free(g[ti].runs);
+                    memset(&g[ti], 0, sizeof g[ti]);
+                    continue;
+                }
+                if (&g[ti] != &cases[count])
+                    cases[count] = g[ti];
+                derive(cases, count);
+                print_case(&cases[count]);
+                wrong |= !cases[count].correct;
+                count++;
+            }
+        }
+    }
+
+    bench_machine m;
+    bench_machine_describe(&m);
+    int status = wrong;
+    if (o->csv && (bench_write_csv(o->csv, &m, cases, count) < 0 || fclose(o->csv) != 0)) {
+        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->csv_path, strerror(errno));
+        status = 1;
+    }
+    if (o->json && (bench_write_json(o->json, &m, cases, count) < 0 || fclose(o->json) != 0)) {
+        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->json_path, strerror(errno));
+        status = 1;
+    }
+    if (o->plot_path && bench_plot(o->plot_path, &m, cases, count) < 0) {
+        fprintf(stderr, "nqueens-bench: gnuplot could not draw '%s'\n", o->plot_path);
+        status = 1;
+    }
+    if (wrong)
+        fprintf(stderr, "nqueens-bench: some counts were WRONG or failed (see above)\n");
+    for (int i = 0; i < count; i++)
+        free(cases[i].runs);
+    free(cases);
+    return status;
+}
+
+/* Applies a mode to every engine and N of the options. */
+static int each_job(const bench_options *o)
+{
+    int status = 0;
+    for (int ei = 0; ei < o->engine_count; ei++)
+        for (int ni = 0; ni < o->n.count; ni++) {
+            nq_settings s;
+            nq_default_settings(&s);
+            s.n = o->n.values[ni];
+            s.engine = o->engines[ei];
+            s.split_depth = o->split_depth;
+            int ret;
+            if (o->mode == MODE_PROFILE) {
+                s.threads = 0;
+                for (int i = 0; i < o->threads.count; i++)
+                    if (o->threads.values[i] > s.threads)
+                        s.threads = o->threads.values[i];
+                ret = bench_profile(&s, &o->threads, o->repeat);
+            } else {
+                ret = bench_predict(&s, &o->threads, ei == 0 && ni == 0);
+            }
+            if (ret != 0) {
+                if (ret < 0)
+                    fprintf(stderr, "nqueens-bench: engine %s, N=%d: %s\n",
+                            nq_engine_name(s.engine), s.n, nq_strerror(ret));
+                status = 1;
+            }
+        }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    bench_options o;
+    parse_args(argc, argv, &o);
+    if (o.mode == MODE_SWEEP)
+        return sweep(&o);
+    return each_job(&o);
+}

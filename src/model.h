@@ -1,0 +1,58 @@
+/*
+ * model.h - a scheduling model of the task pool, used to predict how a
+ * job's units spread over P workers before (or without) running them.
+ *
+ * The pool (pool.c) hands out chunks of consecutive units in index order;
+ * an idle thread takes the next chunk.  The model replays exactly that
+ * policy on known or estimated task costs: tasks are taken in order and each
+ * goes to the worker that becomes free first.  The finishing time of the
+ * last worker is the makespan; work / (P * makespan) is the efficiency.
+ * The model ignores scheduling overhead and memory effects, which is right
+ * for this library's units (each costs microseconds to seconds of pure
+ * search), and it is what the engines use to choose their split depth.
+ */
+#ifndef NQ_MODEL_H
+#define NQ_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The automatic split-depth rule every engine with a split depth follows:
+ * the smallest depth whose estimated unit costs give at least this predicted
+ * efficiency on the requested thread count ... */
+#define NQ_MODEL_TARGET_EFFICIENCY 0.95
+/* ... with at least this many units per thread.  Estimates err most, and
+ * optimistically, when each worker gets few units; the floor keeps a margin
+ * (and keeps progress and checkpoints fine-grained). */
+#define NQ_MODEL_MIN_UNITS_PER_THREAD 16
+
+/* Largest worker count the model simulates (the library's thread limit). */
+#define NQ_MODEL_MAX_WORKERS 4096
+
+typedef struct nq_model_result {
+    double work;       /* sum of all task costs: the makespan on one worker */
+    double makespan;   /* time the last worker finishes */
+    double efficiency; /* work / (workers * makespan); 1 when there is no work */
+    double speedup;    /* work / makespan; workers * efficiency */
+    double max_task;   /* cost of the largest task (chunk) */
+    uint64_t tasks;    /* tasks (chunks) scheduled */
+} nq_model_result;
+
+/*
+ * Schedules `count` unit costs, grouped into tasks of `per_task` consecutive
+ * units (the last task may be shorter; per_task 0 counts as 1), on `workers`
+ * workers: tasks in index order, each to the earliest-free worker.  Costs
+ * must be finite and >= 0.  Returns 0 and fills *out, or NQ_EINVAL_ARG
+ * (bad workers or NULL pointers) / NQ_ENOMEM.
+ */
+int nq_model_schedule(const double *costs, size_t count, size_t per_task, int workers,
+                      nq_model_result *out);
+
+/*
+ * The pool's own view: chunks `costs` the way nq_count() does for `threads`
+ * threads (nq_pool_chunk_size with NQ_POOL_CHUNKS_PER_THREAD) and schedules
+ * the chunks on `threads` workers.  Same returns as nq_model_schedule().
+ */
+int nq_model_pool(const double *costs, size_t count, int threads, nq_model_result *out);
+
+#endif /* NQ_MODEL_H */
