@@ -27,11 +27,12 @@ RNG = random.Random(SEED)
 
 # N=16 with split depth 4: 9844 subproblems in 3282 chunks, a few seconds
 # on two cores, so a random moment lands mid-run.
-LONG = ["16", "--split-depth", "4", "-t", "2"]
+LONG = ["16", "-e", "mirror", "--split-depth", "4", "-t", "2"]
 LONG_TOTAL = 14772512
 LONG_CHUNKS = 3282
-KNOWN = {10: 724, 11: 2680, 12: 14200, 16: LONG_TOTAL}
+KNOWN = {10: 724, 11: 2680, 12: 14200, 13: 73712, 16: LONG_TOTAL}
 RECORD = 64
+HEADER = 64
 
 
 def run(*args, timeout=120):
@@ -150,7 +151,7 @@ class Interrupt(Base):
 
 class Resume(Base):
     def test_torn_last_record_every_offset(self):
-        args = ["11", "--split-depth", "3", "--checkpoint", self.journal]
+        args = ["11", "-e", "mirror", "--split-depth", "3", "--checkpoint", self.journal]
         self.finish(args, KNOWN[11])
         full = read(self.journal)
         body = full[:-RECORD]  # drop the completion record: the last is a chunk
@@ -164,14 +165,31 @@ class Resume(Base):
                 self.assertIn(self.journal, notes[0])
 
     def test_completed_journal_answers_at_once(self):
-        args = ["12", "--checkpoint", self.journal]
+        args = ["12", "-e", "mirror", "--checkpoint", self.journal]
         self.finish(args, KNOWN[12])
         before = read(self.journal)
         p = self.finish(args, KNOWN[12])
         self.assertIn("resumed from the journal", p.stdout)
         self.assertEqual(read(self.journal), before)
         # Resuming with another thread count is the same run.
-        self.finish(["12", "-t", "1", "--checkpoint", self.journal], KNOWN[12])
+        self.finish(["12", "-e", "mirror", "-t", "1", "--checkpoint", self.journal], KNOWN[12])
+
+    def test_every_engine_resumes_a_cut_journal(self):
+        # The journal works on unit indices alone, so a crash that keeps only
+        # some records resumes exactly whatever the engine.
+        for engine in ["mirror", "full", "mitm"]:
+            with self.subTest(engine=engine):
+                args = ["13", "-e", engine, "-t", "2", "--checkpoint", self.journal]
+                self.finish(args, KNOWN[13])
+                data = read(self.journal)
+                records = (len(data) - HEADER) // RECORD
+                self.assertGreater(records, 2)
+                # Keep the header and the first half of the chunk records (the DONE record goes too).
+                with open(self.journal, "wb") as f:
+                    f.write(data[:HEADER + (records // 2) * RECORD])
+                p = self.finish(args, KNOWN[13])
+                self.assertIn("resumed from the journal", p.stdout)
+                os.unlink(self.journal)
 
     def test_unwritable_path_fails_before_work(self):
         for bad in [os.path.join(self.tmp.name, "no", "such", "dir", "j"),
@@ -205,7 +223,7 @@ class Refuse(Base):
         return bytearray(read(self.journal))
 
     def test_flipped_byte_in_middle_record(self):
-        data = self.make(["12", "--split-depth", "3"])
+        data = self.make(["12", "-e", "mirror", "--split-depth", "3"])
         records = len(data) // RECORD - 1
         for _ in range(5):
             copy = bytearray(data)
@@ -213,7 +231,7 @@ class Refuse(Base):
             copy[index * RECORD + RNG.randrange(RECORD)] ^= 1 << RNG.randrange(8)
             with open(self.journal, "wb") as f:
                 f.write(copy)
-            self.assert_refused(self.journal, ["12", "--split-depth", "3"], "damaged")
+            self.assert_refused(self.journal, ["12", "-e", "mirror", "--split-depth", "3"], "damaged")
 
     def test_other_runs(self):
         self.make(["10", "-e", "mirror"])
@@ -254,7 +272,7 @@ class Progress(Base):
         return proc.returncode, out, seen.decode()
 
     def test_terminal_redraws_to_100(self):
-        code, out, err = self.on_pty(["16", "--split-depth", "4", "-t", "1"])  # a few seconds
+        code, out, err = self.on_pty(["16", "-e", "mirror", "--split-depth", "4", "-t", "1"])  # a few seconds
         self.assertEqual(code, 0)
         self.assertEqual(total_of(out), LONG_TOTAL)
         frames = [f for f in err.replace("\r\n", "\n").split("\r\x1b[K") if f]
@@ -279,7 +297,7 @@ class Progress(Base):
             self.assertEqual(err, "")
 
     def test_progress_to_pipe(self):
-        p = run("15", "--split-depth", "4", "--progress", "--checkpoint", self.journal)
+        p = run("15", "-e", "mirror", "--split-depth", "4", "--progress", "--checkpoint", self.journal)
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stderr.splitlines()
         self.assertTrue(lines)
