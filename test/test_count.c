@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "count_util.h"
 #include "known.h"
 #include "nqueens/nqueens.h"
 
@@ -21,27 +22,11 @@
 static const enum nq_engine test_engines[] = {NQ_ENGINE_MIRROR, NQ_ENGINE_FULL, NQ_ENGINE_MITM};
 static const int thread_counts[] = {1, 2, 3, 8};
 
-static nq_result count_or_fail(int n, enum nq_engine engine, int threads, int split)
-{
-    nq_settings s;
-    nq_result r;
-    nq_default_settings(&s);
-    s.n = n;
-    s.engine = engine;
-    s.threads = threads;
-    s.split_depth = split;
-    int ret = nq_count(&s, &r);
-    if (ret != 0)
-        fail_msg("nq_count(n=%d, engine=%s, threads=%d, split=%d) = %d (%s)", n,
-                 nq_engine_name(engine), threads, split, ret, nq_strerror(ret));
-    return r;
-}
-
 static void test_plain_matches_table(void **state)
 {
     (void)state;
     for (int n = 1; n <= FAST_MAX_N; n++) {
-        nq_result r = count_or_fail(n, NQ_ENGINE_PLAIN, 1, 0);
+        nq_result r = nq_test_count(n, NQ_ENGINE_PLAIN, 1, 0);
         assert_true(r.total == known_total[n]);
         assert_int_equal(r.engine, NQ_ENGINE_PLAIN);
         assert_int_equal(r.subproblems, 1);
@@ -55,7 +40,7 @@ static void test_engines_match_table(void **state)
     for (size_t e = 0; e < sizeof test_engines / sizeof *test_engines; e++)
         for (size_t t = 0; t < sizeof thread_counts / sizeof *thread_counts; t++)
             for (int n = 1; n <= FAST_MAX_N; n++) {
-                nq_result r = count_or_fail(n, test_engines[e], thread_counts[t], 0);
+                nq_result r = nq_test_count(n, test_engines[e], thread_counts[t], 0);
                 if (r.total != known_total[n])
                     fail_msg("engine %s, n=%d, threads=%d: wrong total",
                              nq_engine_name(test_engines[e]), n, thread_counts[t]);
@@ -72,15 +57,15 @@ static void test_split_depths_agree(void **state)
     (void)state;
     for (int n = 1; n <= 14; n++) {
         for (int depth = 1; depth <= 4 && depth <= n; depth++) {
-            nq_result r = count_or_fail(n, NQ_ENGINE_MIRROR, 2, depth);
+            nq_result r = nq_test_count(n, NQ_ENGINE_MIRROR, 2, depth);
             if (r.total != known_total[n])
                 fail_msg("mirror n=%d split depth %d: wrong total", n, depth);
             assert_int_equal(r.split_depth, depth);
         }
     }
     /* Deeper splits give more subproblems. */
-    nq_result d1 = count_or_fail(12, NQ_ENGINE_MIRROR, 1, 1);
-    nq_result d2 = count_or_fail(12, NQ_ENGINE_MIRROR, 1, 2);
+    nq_result d1 = nq_test_count(12, NQ_ENGINE_MIRROR, 1, 1);
+    nq_result d2 = nq_test_count(12, NQ_ENGINE_MIRROR, 1, 2);
     assert_true(d2.subproblems > d1.subproblems);
 }
 
@@ -88,7 +73,7 @@ static void test_split_depths_agree(void **state)
 static void test_auto_split_feeds_threads(void **state)
 {
     (void)state;
-    nq_result r = count_or_fail(14, NQ_ENGINE_MIRROR, 2, 0);
+    nq_result r = nq_test_count(14, NQ_ENGINE_MIRROR, 2, 0);
     assert_true(r.subproblems >= 16);
     assert_true(r.split_depth >= 1);
 }

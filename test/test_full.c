@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "count_util.h"
 #include "engine_full.h"
 #include "known.h"
 #include "nqueens/nqueens.h"
@@ -27,31 +28,15 @@
 
 static const int thread_counts[] = {1, 2, 3, 8};
 
-static nq_result count_or_fail(int n, enum nq_engine engine, int threads, int split)
-{
-    nq_settings s;
-    nq_result r;
-    nq_default_settings(&s);
-    s.n = n;
-    s.engine = engine;
-    s.threads = threads;
-    s.split_depth = split;
-    int ret = nq_count(&s, &r);
-    if (ret != 0)
-        fail_msg("nq_count(n=%d, engine=%s, threads=%d, split=%d) = %d (%s)", n,
-                 nq_engine_name(engine), threads, split, ret, nq_strerror(ret));
-    return r;
-}
-
 /* N = 1..15 on 1, 2, 3 and 8 threads: totals equal the table and plain,
  * unique counts equal A002562. */
 static void test_full_matches_table_and_plain(void **state)
 {
     (void)state;
     for (int n = 1; n <= FAST_MAX_N; n++) {
-        const nq_result plain = count_or_fail(n, NQ_ENGINE_PLAIN, 1, 0);
+        const nq_result plain = nq_test_count(n, NQ_ENGINE_PLAIN, 1, 0);
         for (size_t t = 0; t < sizeof thread_counts / sizeof *thread_counts; t++) {
-            const nq_result r = count_or_fail(n, NQ_ENGINE_FULL, thread_counts[t], 0);
+            const nq_result r = nq_test_count(n, NQ_ENGINE_FULL, thread_counts[t], 0);
             if (r.total != known_total[n] || r.total != plain.total)
                 fail_msg("full n=%d threads=%d: wrong total", n, thread_counts[t]);
             if (!r.has_unique || r.unique != known_unique[n])
@@ -69,7 +54,7 @@ static void test_full_split_depths(void **state)
     (void)state;
     for (int n = 8; n <= 13; n++)
         for (int depth = 1; depth <= 4; depth++) {
-            const nq_result r = count_or_fail(n, NQ_ENGINE_FULL, 2, depth);
+            const nq_result r = nq_test_count(n, NQ_ENGINE_FULL, 2, depth);
             if (r.total != known_total[n] || r.unique != known_unique[n])
                 fail_msg("full n=%d split %d: wrong counts", n, depth);
             assert_int_equal(r.split_depth, depth);
@@ -212,7 +197,7 @@ static void test_full_class_sizes_independent(void **state)
         assert_true(tally.classes[3] == 0 && tally.classes[5] == 0);
         assert_true(members == known_total[n]);
 
-        const nq_result r = count_or_fail(n, NQ_ENGINE_FULL, 1, 0);
+        const nq_result r = nq_test_count(n, NQ_ENGINE_FULL, 1, 0);
         assert_true(r.unique == classes);
         assert_true(r.total == members);
     }

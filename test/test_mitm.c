@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "count_util.h"
 #include "join.h"
 #include "known.h"
 #include "mitm.h"
@@ -21,17 +22,10 @@
 
 static const int thread_counts[] = {1, 2, 3, 8};
 
+/* The total of one count, checking that the requested engine ran. */
 static nq_u128 count_total(int n, enum nq_engine engine, int threads)
 {
-    nq_settings s;
-    nq_result r;
-    nq_default_settings(&s);
-    s.n = n;
-    s.engine = engine;
-    s.threads = threads;
-    int ret = nq_count(&s, &r);
-    if (ret != 0)
-        fail_msg("nq_count(n=%d, %s, threads=%d) = %d", n, nq_engine_name(engine), threads, ret);
+    const nq_result r = nq_test_count(n, engine, threads, 0);
     assert_int_equal(r.engine, engine);
     return r.total;
 }
