@@ -80,7 +80,7 @@ typedef struct {
     uint32_t constellation;
     uint8_t level;
     uint8_t prefix[NQ_MAX_SPLIT_DEPTH]; /* columns placed on levels 0..level-1 */
-    uint64_t estimate;          /* planning only: cost guess for the ordering */
+    uint64_t estimate;          /* cost guess: the ordering's key, and the estimate hook's */
     uint64_t order;             /* planning only: position before sorting */
 } full_unit;
 
@@ -681,6 +681,26 @@ static void full_solve_unit(const nq_job *job, uint64_t unit, nq_counts *out,
     *out = st.counts;
 }
 
+/*
+ * The estimate hook: the look-ahead node count the plan sorted the units by
+ * (NQ_FULL_ESTIMATE_LEVELS levels below each unit), which the plan keeps in
+ * every unit.  Reusing it costs nothing and keeps the prediction about the
+ * list actually run; how well it follows measured unit times is in the
+ * notes (it sees only the top of each subtree, so it ranks units better
+ * than it sizes them).  The small-board plan has one unit.
+ */
+static int full_estimate(const nq_job *job, double *costs)
+{
+    const full_plan *plan = job->plan;
+    if (plan->small) {
+        costs[0] = 1;
+        return 0;
+    }
+    for (uint64_t u = 0; u < job->units; u++)
+        costs[u] = (double)plan->units[u].estimate;
+    return 0;
+}
+
 static void full_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
 {
     (void)scratch;
@@ -716,4 +736,5 @@ const struct nq_engine_ops nq_engine_full = {
     .plan = full_plan_job,
     .solve = full_solve,
     .release = full_release,
+    .estimate = full_estimate,
 };
