@@ -10,6 +10,8 @@
  * asked for.  --predict skips the solving: it plans a job per thread count,
  * as nq_count() would, and predicts from the engine's cheap estimates;
  * that is how the README's table for machines we do not have is made.
+ * --predict --ranks R predicts nqueens-mpi instead: the job planned for
+ * R x T threads and scheduled in journal chunks (nq_model_ranks).
  */
 #include <math.h>
 #include <stdio.h>
