@@ -542,12 +542,13 @@ static double join_cost(const mitm_plan *p, double east, double west)
 /*
  * The estimate hook: an analytic cost per unit from the quarter store's
  * group sizes alone, nothing searched.  A unit builds its west half-boards
- * once and its east ones once per configuration a, then joins them (see
- * mitm_solve); the half-board counts are taken before the diagonal tests
+ * once and its east ones once per configuration a, gathering the east
+ * halves of all configurations into one join with the west ones (see
+ * mitm_solve and add_east); the half-board counts are taken before the diagonal tests
  * (half_bound), which overstates them by a roughly constant factor, and the
  * unit costs that pairing work plus the join's (join_cost).  Relative
  * values only; the notes compare them with measured unit times.  Units are
- * independent, so they are estimated in parallel (large odd N has ~10^6).
+ * independent, so they are estimated in parallel (N = 23 has 3.5 million).
  */
 static int mitm_estimate(const nq_job *job, double *costs)
 {
@@ -569,20 +570,15 @@ static int mitm_estimate(const nq_job *job, double *costs)
             rows &= ~(UINT32_C(1) << (h + d.b - 1));
         const uint32_t west = rows & ~d.east;
         const double w = half_bound(p, west & hm, west >> h, hm);
-        double cost = w;
+        double e = 0;
         if (d.a_first == 0) {
-            const double e = half_bound(p, d.east & hm, d.east >> h, hm);
-            cost += e + join_cost(p, e, w);
+            e = half_bound(p, d.east & hm, d.east >> h, hm);
         } else {
-            /* Every configuration a joins its own east halves with the
-             * shared west ones. */
-            for (int a = d.a_first; a <= d.a_last; a++) {
-                const double e =
-                    half_bound(p, d.east & hm, d.east >> h, hm & ~(UINT32_C(1) << (a - 1)));
-                cost += e + join_cost(p, e, w);
-            }
+            /* Configuration a's queen holds east column a - 1. */
+            for (int a = d.a_first; a <= d.a_last; a++)
+                e += half_bound(p, d.east & hm, d.east >> h, hm & ~(UINT32_C(1) << (a - 1)));
         }
-        costs[u] = cost;
+        costs[u] = w + e + join_cost(p, e, w);
     }
     return 0;
 }
