@@ -97,8 +97,10 @@ int bench_plot(const char *path, const bench_machine *m, const bench_case *cases
 int bench_profile(const nq_settings *s, const bench_list *measure, int repeat);
 
 /* Predict mode: for each thread count, plans the job as nq_count() would
- * and prints the model's efficiency from the engine's cost estimate.
+ * and prints the model's efficiency from the engine's cost estimate.  With
+ * ranks > 0 (--ranks), predicts nqueens-mpi on `ranks` ranks of each thread
+ * count instead: planned for ranks x threads, scheduled in journal chunks.
  * Returns 0 or a negative NQ_E* code. */
-int bench_predict(const nq_settings *s, const bench_list *threads, int header);
+int bench_predict(const nq_settings *s, const bench_list *threads, int ranks, int header);
 
 #endif /* NQ_BENCH_H */

@@ -9,7 +9,8 @@
  * of the machine; --plot draws the scaling with gnuplot.  Two further modes
  * look inside a run: --profile measures every unit and sets the scheduling
  * model's predictions next to measured times, --predict asks the model
- * alone (no counting) how a planned job would scale on bigger machines.
+ * alone (no counting) how a planned job would scale on bigger machines,
+ * and with --ranks how nqueens-mpi would on R nodes of T threads.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "model.h"
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
 
@@ -33,6 +35,7 @@ typedef struct bench_options {
     int repeat;
     int warmup;
     int split_depth;
+    int ranks; /* --ranks R for --predict; 0 when not given */
     enum bench_mode mode;
     const char *csv_path, *json_path, *plot_path;
     FILE *csv, *json;
@@ -46,6 +49,7 @@ enum long_only {
     OPT_SPLIT,
     OPT_PROFILE,
     OPT_PREDICT,
+    OPT_RANKS,
 };
 
 static const struct option long_options[] = {
@@ -60,6 +64,7 @@ static const struct option long_options[] = {
     {"plot", required_argument, NULL, OPT_PLOT},
     {"profile", no_argument, NULL, OPT_PROFILE},
     {"predict", no_argument, NULL, OPT_PREDICT},
+    {"ranks", required_argument, NULL, OPT_RANKS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -103,9 +108,11 @@ static void usage(FILE *out)
             "      --predict         print the model's predicted efficiency for each thread\n"
             "                        count from cheap estimates, counting nothing\n"
             "                        (default threads: 1, 2, 4, ..., 1024)\n"
+            "      --ranks R         with --predict: nqueens-mpi on R ranks of each thread\n"
+            "                        count, in journal chunks; R x threads <= %d\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
-            here, NQ_MAX_SPLIT_DEPTH);
+            here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
 }
 
 /* One-line error on stderr and exit status 2. */
@@ -273,6 +280,12 @@ static void parse_args(int argc, char **argv, bench_options *o)
         case OPT_PLOT: o->plot_path = optarg; break;
         case OPT_PROFILE: o->mode = MODE_PROFILE; break;
         case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+        case OPT_RANKS:
+            if (parse_int(optarg, strlen(optarg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
+                die_usage("invalid rank count '%s': expected an integer from 1 to %d", optarg,
+                          NQ_MODEL_MAX_WORKERS);
+            o->ranks = value;
+            break;
         case 'h': usage(stdout); exit(0);
         case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
         case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
@@ -290,10 +303,19 @@ static void parse_args(int argc, char **argv, bench_options *o)
                       o->n.values[i]);
     if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
         die_usage("--csv, --json and --plot apply to the sweep, not to --profile or --predict");
+    if (o->ranks && o->mode != MODE_PREDICT)
+        die_usage("--ranks applies to --predict only");
+    /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
+     * library's thread limit, which nqueens-mpi plans within too). */
+    for (int i = 0; o->ranks && o->threads_given && i < o->threads.count; i++)
+        if (o->threads.values[i] > NQ_MODEL_MAX_WORKERS / o->ranks)
+            die_usage("invalid thread count %d with --ranks %d: ranks x threads must not "
+                      "exceed %d", o->threads.values[i], o->ranks, NQ_MODEL_MAX_WORKERS);
     if (!o->threads_given) {
         if (o->mode == MODE_PREDICT) {
+            const int ranks = o->ranks ? o->ranks : 1;
             o->threads.count = 0;
-            for (int t = 1; t <= 1024; t *= 2)
+            for (int t = 1; t <= 1024 && t <= NQ_MODEL_MAX_WORKERS / ranks; t *= 2)
                 o->threads.values[o->threads.count++] = t;
         } else {
             default_threads(&o->threads, bench_cores());
@@ -563,7 +585,7 @@ static int each_job(const bench_options *o)
                         s.threads = o->threads.values[i];
                 ret = bench_profile(&s, &o->threads, o->repeat);
             } else {
-                ret = bench_predict(&s, &o->threads, ei == 0 && ni == 0);
+                ret = bench_predict(&s, &o->threads, o->ranks, ei == 0 && ni == 0);
             }
             if (ret != 0) {
                 if (ret < 0)

@@ -10,6 +10,8 @@
  * asked for.  --predict skips the solving: it plans a job per thread count,
  * as nq_count() would, and predicts from the engine's cheap estimates;
  * that is how the README's table for machines we do not have is made.
+ * --predict --ranks R predicts nqueens-mpi instead: the job planned for
+ * R x T threads and scheduled in journal chunks (nq_model_ranks).
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 
 #include "bench.h"
 #include "job.h"
+#include "journal.h"
 #include "model.h"
 
 #define PROFILE_MAX_P 1024
@@ -253,8 +256,67 @@ out:
     return ret;
 }
 
-int bench_predict(const nq_settings *base, const bench_list *threads, int header)
+/* Estimated unit costs of job into a new array (caller frees), or NULL
+ * when the engine has no estimate or memory ran out. */
+static double *estimate_costs(const nq_job *job)
 {
+    if (!job->ops->estimate)
+        return NULL;
+    double *costs = malloc((size_t)nq_job_units(job) * sizeof *costs + 1);
+    if (costs && job->ops->estimate(job, costs) < 0) {
+        free(costs);
+        costs = NULL;
+    }
+    return costs;
+}
+
+/* One line of --predict --ranks: the job planned for ranks * threads
+ * threads, as nqueens-mpi's rank 0 plans it, scheduled in journal chunks
+ * (nq_model_ranks).  pred_eff is the greedy schedule, eff_low the
+ * pessimistic one that charges the spare chunks (equal for one rank). */
+static int predict_ranks(const nq_settings *base, int ranks, int threads)
+{
+    nq_settings s = *base;
+    s.threads = ranks * threads;
+    nq_job *job = NULL;
+    const double start = nq_now();
+    int ret = nq_job_create(&job, &s);
+    const double plan = nq_now() - start;
+    if (ret < 0)
+        return ret;
+    const uint64_t units = nq_job_units(job), per = nq_journal_chunk_units(job);
+    double eff = NAN, low = NAN;
+    double *costs = estimate_costs(job);
+    nq_model_ranks_result r;
+    if (costs && nq_model_ranks(costs, (size_t)units, (size_t)per, ranks, threads, &r) == 0) {
+        eff = r.greedy.efficiency;
+        low = r.efficiency_low;
+    }
+    free(costs);
+    printf("%-7s %3d %5d %7d %7d %5d %9llu %7llu", nq_engine_name(nq_job_engine(job)), s.n,
+           ranks, threads, ranks * threads, nq_job_split_depth(job), (unsigned long long)units,
+           (unsigned long long)((units + per - 1) / per));
+    print_opt(" %*.3f", 9, eff);
+    print_opt(" %*.3f", 9, low);
+    printf(" %8.1f\n", plan * 1e3);
+    nq_job_free(&job);
+    return 0;
+}
+
+int bench_predict(const nq_settings *base, const bench_list *threads, int ranks, int header)
+{
+    if (ranks > 0) {
+        if (header)
+            printf("%-7s %3s %5s %7s %7s %5s %9s %7s %9s %9s %8s\n", "engine", "N", "ranks",
+                   "threads", "workers", "depth", "units", "chunks", "pred_eff", "eff_low",
+                   "plan_ms");
+        for (int i = 0; i < threads->count; i++) {
+            int ret = predict_ranks(base, ranks, threads->values[i]);
+            if (ret < 0)
+                return ret;
+        }
+        return 0;
+    }
     if (header)
         printf("%-7s %3s %7s %5s %9s %9s %9s %8s\n", "engine", "N", "threads", "depth", "units",
                "pred_eff", "max/sum", "plan_ms");
@@ -269,16 +331,13 @@ int bench_predict(const nq_settings *base, const bench_list *threads, int header
             return ret;
         const uint64_t units = nq_job_units(job);
         double eff = NAN, share = NAN;
-        if (job->ops->estimate) {
-            double *costs = malloc((size_t)units * sizeof *costs + 1);
-            nq_model_result r;
-            if (costs && job->ops->estimate(job, costs) == 0 &&
-                nq_model_pool(costs, (size_t)units, s.threads, &r) == 0) {
-                eff = r.efficiency;
-                share = r.work > 0 ? r.max_task / r.work : 0;
-            }
-            free(costs);
+        double *costs = estimate_costs(job);
+        nq_model_result r;
+        if (costs && nq_model_pool(costs, (size_t)units, s.threads, &r) == 0) {
+            eff = r.efficiency;
+            share = r.work > 0 ? r.max_task / r.work : 0;
         }
+        free(costs);
         printf("%-7s %3d %7d %5d %9llu", nq_engine_name(nq_job_engine(job)), s.n, s.threads,
                nq_job_split_depth(job), (unsigned long long)units);
         print_opt(" %*.3f", 9, eff);

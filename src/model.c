@@ -77,3 +77,22 @@ int nq_model_pool(const double *costs, size_t count, int threads, nq_model_resul
     uint64_t per_chunk = nq_pool_chunk_size(count, threads, NQ_POOL_CHUNKS_PER_THREAD);
     return nq_model_schedule(costs, count, (size_t)per_chunk, threads, out);
 }
+
+int nq_model_ranks(const double *costs, size_t count, size_t chunk_units, int ranks,
+                   int threads, nq_model_ranks_result *out)
+{
+    if (!out || ranks < 1 || threads < 1 || ranks > NQ_MODEL_MAX_WORKERS / threads)
+        return NQ_EINVAL_ARG;
+    const int workers = ranks * threads;
+    nq_model_ranks_result r;
+    int ret = nq_model_schedule(costs, count, chunk_units, workers, &r.greedy);
+    if (ret < 0)
+        return ret;
+    /* Rank 0's threads take chunks straight from the dispenser; only the
+     * other ranks' spare chunks can wait behind a busy thread. */
+    r.makespan_high = r.greedy.makespan + (ranks > 1 ? r.greedy.max_task : 0);
+    r.efficiency_low =
+        r.makespan_high > 0 ? r.greedy.work / ((double)workers * r.makespan_high) : 1.0;
+    *out = r;
+    return 0;
+}

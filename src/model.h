@@ -55,4 +55,33 @@ int nq_model_schedule(const double *costs, size_t count, size_t per_task, int wo
  */
 int nq_model_pool(const double *costs, size_t count, int threads, nq_model_result *out);
 
+/* A prediction for nqueens-mpi on `ranks` ranks of `threads` compute
+ * threads each (see nq_model_ranks). */
+typedef struct nq_model_ranks_result {
+    nq_model_result greedy;  /* journal chunks in index order on ranks * threads
+                              * workers, each to the earliest-free one */
+    double makespan_high;    /* pessimistic: greedy plus one chunk for ranks > 1 */
+    double efficiency_low;   /* work / (workers * makespan_high) */
+} nq_model_ranks_result;
+
+/*
+ * nqueens-mpi's schedule: chunks of `chunk_units` consecutive units (the
+ * journal's chunks, nq_journal_chunk_units) are taken in index order by
+ * whichever compute thread of any rank is free first, which is the pool's
+ * policy on ranks * threads workers.  The one difference is that every rank
+ * but rank 0 keeps one spare chunk queued, fetched before a thread of its
+ * own needs it: near the end a chunk can wait in one rank's queue while a
+ * thread elsewhere idles, so a chunk starts up to one chunk later than the
+ * greedy schedule says.  The pessimistic makespan adds the largest chunk
+ * for that (the bound the MPI notes give; not a proof, but an idle thread
+ * only appears once the dispenser is empty, when at most ranks - 1 chunks
+ * sit in queues); with one rank there is no queue and the two agree.
+ * Start-up (launch, MPI_Init, planning) is not modelled: the costs are
+ * relative, and it is a constant to add in seconds.  Returns 0, or
+ * NQ_EINVAL_ARG (ranks or threads < 1, ranks * threads over
+ * NQ_MODEL_MAX_WORKERS, NULL pointers) / NQ_ENOMEM.
+ */
+int nq_model_ranks(const double *costs, size_t count, size_t chunk_units, int ranks,
+                   int threads, nq_model_ranks_result *out);
+
 #endif /* NQ_MODEL_H */

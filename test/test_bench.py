@@ -142,6 +142,26 @@ class Modes(unittest.TestCase):
             self.assertEqual(f[0], "mirror")
             self.assertGreaterEqual(float(f[5]), 0.95 if f[2] == "4" else 1.0)
 
+    def test_predict_ranks(self):
+        # One rank: journal chunks on T threads, no spare-chunk allowance,
+        # so the greedy and pessimistic efficiencies agree.
+        p = run("--predict", "--n", "12", "--threads", "1,4", "--ranks", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0].split()[:5], ["engine", "N", "ranks", "threads", "workers"])
+        self.assertEqual(len(lines), 1 + 2)
+        for l in lines[1:]:
+            f = l.split()
+            self.assertEqual(f[2], "1")
+            self.assertEqual(f[4], f[3])
+            self.assertEqual(f[8], f[9])
+        # Four ranks of 2: planned for 8 threads, pessimistic <= greedy.
+        p = run("--predict", "--n", "12", "--threads", "2", "--ranks", "4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = p.stdout.splitlines()[1].split()
+        self.assertEqual(f[2:5], ["4", "2", "8"])
+        self.assertLessEqual(float(f[9]), float(f[8]))
+
 
 @unittest.skipUnless(any(os.access(os.path.join(d, "gnuplot"), os.X_OK)
                          for d in os.environ.get("PATH", "").split(os.pathsep) if d),
@@ -175,6 +195,10 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["--n", ""], "empty")
         self.assert_usage_error(["--repeat", "0"], "'0'")
         self.assert_usage_error(["--split-depth", "9"], "'9'")
+        self.assert_usage_error(["--predict", "--ranks", "0"], "'0'")
+        self.assert_usage_error(["--predict", "--ranks", "abc"], "'abc'")
+        self.assert_usage_error(["--predict", "--ranks", "8", "--threads", "1024"], "4096")
+        self.assert_usage_error(["--ranks", "2"], "--predict")
 
     def test_unknown_engine_and_option(self):
         self.assert_usage_error(["--engine", "fast"], "'fast'")

@@ -122,6 +122,54 @@ static void test_bad_arguments(void **state)
     assert_int_equal(nq_model_pool(a, 1, 0, &r), NQ_EINVAL_ARG);
 }
 
+/* nqueens-mpi's schedule: journal chunks on ranks x threads workers, with
+ * the spare-chunk allowance only when there is more than one rank. */
+static void test_ranks(void **state)
+{
+    (void)state;
+    /* Chunks of 2: (4,3)=7 (3,2)=5 (1,1)=2.  Two workers: 7 | 5, then 2 on
+     * the second (free at 5): greedy makespan 7, work 14, efficiency 1. */
+    const double a[] = {4, 3, 3, 2, 1, 1};
+    nq_model_ranks_result r;
+    assert_int_equal(nq_model_ranks(a, 6, 2, 1, 2, &r), 0);
+    assert_true(r.greedy.makespan == 7.0);
+    assert_true(r.greedy.efficiency == 1.0);
+    assert_int_equal(r.greedy.tasks, 3);
+    /* One rank keeps no spare chunk: nothing to add. */
+    assert_true(r.makespan_high == 7.0);
+    assert_true(r.efficiency_low == 1.0);
+    /* Two ranks of one thread: the same greedy schedule, plus the largest
+     * chunk (7) in the pessimistic one: 14 / (2 * 14). */
+    assert_int_equal(nq_model_ranks(a, 6, 2, 2, 1, &r), 0);
+    assert_true(r.greedy.makespan == 7.0);
+    assert_true(r.makespan_high == 14.0);
+    assert_true(r.efficiency_low == 0.5);
+
+    /* One rank is the single-node schedule in journal chunks, exactly. */
+    double costs[5000];
+    srand(11);
+    for (int i = 0; i < 5000; i++)
+        costs[i] = (double)(rand() % 4096) / 16.0;
+    for (int t = 1; t <= 64; t *= 4) {
+        nq_model_result one = schedule(costs, 5000, 2, t);
+        assert_int_equal(nq_model_ranks(costs, 5000, 2, 1, t, &r), 0);
+        assert_true(r.greedy.makespan == one.makespan);
+        assert_true(r.greedy.efficiency == one.efficiency);
+        assert_true(r.efficiency_low == one.efficiency);
+        /* R ranks of T threads schedule like R * T threads of one rank. */
+        nq_model_result wide = schedule(costs, 5000, 2, 4 * t);
+        assert_int_equal(nq_model_ranks(costs, 5000, 2, 4, t, &r), 0);
+        assert_true(r.greedy.makespan == wide.makespan);
+        assert_true(r.efficiency_low <= r.greedy.efficiency);
+    }
+
+    assert_int_equal(nq_model_ranks(a, 6, 2, 0, 2, &r), NQ_EINVAL_ARG);
+    assert_int_equal(nq_model_ranks(a, 6, 2, 2, 0, &r), NQ_EINVAL_ARG);
+    assert_int_equal(nq_model_ranks(a, 6, 2, 2, NQ_MODEL_MAX_WORKERS / 2 + 1, &r),
+                     NQ_EINVAL_ARG);
+    assert_int_equal(nq_model_ranks(a, 6, 2, 1, 2, NULL), NQ_EINVAL_ARG);
+}
+
 /* The children count predicts the next depth's size exactly (even n). */
 static void test_estimate_children(void **state)
 {
@@ -211,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_more_workers_than_tasks),
         cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_estimate_children),
         cmocka_unit_test(test_auto_depth_meets_target),
     };
