@@ -510,7 +510,7 @@ static int sweep(bench_options *o)
             for (int ti = 0; ti < group; ti++) {
                 g[ti].engine = e;
                 g[ti].n = o->n.values[ni];
-                g[ti].threads = group == 1 ? 1 : o->threads.values[ti];
+                g[ti].threads = e == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
             }
             for (int r = -1; r < o->repeat; r++)
                 for (int ti = 0; ti < group; ti++) {

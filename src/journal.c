@@ -41,9 +41,6 @@
 #define CRC_AT 60u /* the checksum covers the 60 bytes before it */
 #define REC_CHUNK UINT32_C(0x4b4e4843) /* "CHNK" as little-endian bytes */
 #define REC_DONE UINT32_C(0x454e4f44)  /* "DONE" */
-/* Chunks a journal aims for: fine enough that an interruption loses little,
- * coarse enough that the file stays small (4096 records = 256 KiB). */
-#define JOURNAL_TARGET_CHUNKS 4096u
 /* Deepest split nq_journal_default_split() picks: depth 6 already means
  * millions of 16-byte subproblems at N >= 21. */
 #define JOURNAL_MAX_DEFAULT_SPLIT 6
@@ -131,7 +128,7 @@ static void say(char *detail, size_t size, const char *fmt, ...)
 uint64_t nq_journal_chunk_units(const nq_job *job)
 {
     uint64_t units = job->units;
-    uint64_t per = (units + JOURNAL_TARGET_CHUNKS - 1) / JOURNAL_TARGET_CHUNKS;
+    uint64_t per = (units + NQ_JOURNAL_MAX_CHUNKS - 1) / NQ_JOURNAL_MAX_CHUNKS;
     return per ? per : 1;
 }
 

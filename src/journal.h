@@ -19,6 +19,13 @@
 
 typedef struct nq_journal nq_journal;
 
+/* Chunks a journal aims for, at most: fine enough that an interruption
+ * loses little and that 1024 workers (16 nodes x 64 threads under MPI) get
+ * dozens of chunks each -- with 4096 the scheduling model predicted only
+ * 80-87% efficiency there, the largest chunk setting the makespan -- and
+ * coarse enough that the file stays small (65536 records = 4 MiB). */
+#define NQ_JOURNAL_MAX_CHUNKS 65536u
+
 /* Units per journal chunk for a job: a function of the job alone (never of
  * threads or ranks), so a run can resume with other thread or rank counts. */
 uint64_t nq_journal_chunk_units(const nq_job *job);

@@ -185,6 +185,14 @@ class BadArguments(unittest.TestCase):
         self.assertEqual(len(lines), 1, f"{args}: {p.stderr!r}")
         self.assertIn(mentions, lines[0])
 
+    def test_single_thread_count_is_honoured(self):
+        # One thread count must run at that count, for every engine but plain.
+        p = run("--n", "10", "--threads", "2", "--engine", "plain,mirror", "--repeat", "1",
+                "--warmup", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [l.split() for l in p.stdout.splitlines()[1:]]
+        self.assertEqual([(r[0], r[2]) for r in rows], [("plain", "1"), ("mirror", "2")])
+
     def test_bad_lists(self):
         self.assert_usage_error(["--threads", "0"], "'0'")
         self.assert_usage_error(["--threads", "1,,2"], "thread count")

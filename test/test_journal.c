@@ -376,7 +376,7 @@ static void test_plan_ignores_threads(void **state)
         }
         assert_true(nq_job_identity(job) == identity);
         assert_true(nq_journal_chunk_units(job) == chunk);
-        assert_true((nq_job_units(job) + chunk - 1) / chunk <= 4096);
+        assert_true((nq_job_units(job) + chunk - 1) / chunk <= NQ_JOURNAL_MAX_CHUNKS);
         nq_job_free(&job);
     }
     /* An existing journal's split depth wins over the default. */
