@@ -61,7 +61,11 @@ static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int 
             v[t] = _mm512_maskz_loadu_epi64(live, at < len ? b + at : b);
         }
         for (int j = 0; j < rows; j++) {
-            const __m512i bit = _mm512_set1_epi64((long long)(UINT64_C(1) << j));
+            /* rows rounds up to whole chunks and may pass the signature's 64
+             * bits: no member has such a bit, so its row is empty (a zero
+             * test mask), and 1 << 64 (undefined) is never computed. */
+            const uint64_t mask = j < 64 ? UINT64_C(1) << j : 0;
+            const __m512i bit = _mm512_set1_epi64((long long)mask);
             uint64_t word = 0;
             for (int t = 0; t < 8; t++)
                 word |= (uint64_t)_mm512_test_epi64_mask(v[t], bit) << (8 * t);
