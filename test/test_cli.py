@@ -40,6 +40,8 @@ class BadInput(unittest.TestCase):
             with self.subTest(n=n):
                 self.assert_usage_error([n], f"'{n}'")
         self.assert_usage_error(["--", "-1"], "'-1'")
+        for n in ["-1", "-12"]:
+            self.assert_usage_error([n], f"invalid board size '{n}'")
 
     def test_bad_threads(self):
         for t in ["-1", "abc", "4097", "100000", "", "2x", "0"]:

@@ -161,6 +161,16 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
         case 'V': return NQ_CLI_VERSION;
         case ':': return bad(err, err_size, "option '%s' needs a value", argv[optind - 1]);
         default:
+            if (optopt >= '0' && optopt <= '9') {
+                /* "-1" is a negative board size, not an option: say so.  getopt
+                 * has advanced optind past "-1" but not yet past "-12". */
+                const char *arg = optind < argc && argv[optind][0] == '-' &&
+                                          argv[optind][1] == optopt
+                                      ? argv[optind]
+                                      : argv[optind - 1];
+                return bad(err, err_size, "invalid board size '%s': expected an integer from %d to %d",
+                           arg, NQ_MIN_N, NQ_MAX_N);
+            }
             if (optopt)
                 return bad(err, err_size, "unknown option '-%c'", optopt);
             return bad(err, err_size, "unknown option '%s'", argv[optind - 1]);
