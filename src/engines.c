@@ -21,9 +21,9 @@ const struct nq_engine_ops *nq_engine_ops_for(enum nq_engine engine)
 /*
  * The choice, by measurement (README, "Speed"): below N=12 every engine
  * finishes in milliseconds, dominated by starting threads, and mirror plans
- * least; from 12 to mitm's limit, meet in the middle is 10x to 60x ahead of
- * any search at every thread count; beyond it, full symmetry does about
- * half the work of mirror.  Threads do not change the order.
+ * least; from 12 to mitm's limit, meet in the middle is 3x (N = 12, 15) to
+ * 19x (N = 16) faster than the fastest search at every thread count; beyond
+ * it, full symmetry does about a quarter of mirror's work.  Threads do not change the order.
  */
 enum nq_engine nq_auto_engine(int n, int threads)
 {
