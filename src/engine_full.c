@@ -557,6 +557,172 @@ static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32
     return count;
 }
 
+#ifdef NQ_SEARCH_AVX512
+/* The last four levels' tables, as vectors, for full_last_four(). */
+typedef struct {
+    __m512i fixed[4];  /* each level's border attacks, in every lane */
+    __m128i shift[3];  /* rows from each level to the next, as shift counts */
+} full_tail;
+
+/* Loads the tables of levels c->levels - 4 .. c->levels - 1 into *t. */
+static void full_tail_load(const full_const *c, full_tail *t)
+{
+    const int base = c->levels - 4;
+    for (int k = 0; k < 4; k++)
+        t->fixed[k] = _mm512_set1_epi32((int)c->fixed[base + k]); /* broadcast */
+    for (int k = 0; k < 3; k++)
+        t->shift[k] = _mm_cvtsi32_si128(c->shift[base + k]); /* count for vpslld/vpsrld */
+}
+
+/* a | b | c in one instruction: vpternlogd with truth table 0xFE (any set). */
+static inline __m512i full_or3(__m512i a, __m512i b, __m512i c)
+{
+    return _mm512_ternarylogic_epi32(a, b, c, 0xFE);
+}
+
+/*
+ * Counts the completions of the last four levels of a constellation, given
+ * the masks for the first of them: nq_last_four_rows() with each level's
+ * border attacks (t->fixed) ORed into its test and the diagonals moved by
+ * the row distance between levels (t->shift).  `cols` has exactly four
+ * board columns open.  Returns the number of solutions (0 to 24).
+ */
+static inline uint64_t full_last_four(const full_tail *t, uint32_t cols, uint32_t left,
+                                      uint32_t right)
+{
+    uint32_t open = ~cols;
+    /* x & -x isolates the lowest open column; XOR removes it. */
+    const uint64_t c0 = open & (0u - open);
+    open ^= (uint32_t)c0;
+    const uint64_t c1 = open & (0u - open);
+    open ^= (uint32_t)c1;
+    const uint64_t c2 = open & (0u - open);
+    const uint64_t c3 = open ^ (uint32_t)c2;
+    /* 32-bit lanes 0..3 hold c0..c3, copied to every 128-bit block. */
+    const __m512i open_cols = _mm512_broadcast_i32x4(
+        _mm_set_epi64x((long long)(c2 | c3 << 32), (long long)(c0 | c1 << 32)));
+    /* Lane p: the p-th ordered pair (first, second) and the other two
+     * columns (lo < hi), as in nq_last_four_rows(); lane 15 listed first. */
+    const __m512i first_idx = _mm512_set_epi32(0, 0, 0, 0, 3, 3, 3, 2, 2, 2, 1, 1, 1, 0, 0, 0);
+    const __m512i second_idx = _mm512_set_epi32(0, 0, 0, 0, 2, 1, 0, 3, 1, 0, 3, 2, 0, 3, 2, 1);
+    const __m512i lo_idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 2, 1, 1, 2);
+    const __m512i hi_idx = _mm512_set_epi32(0, 0, 0, 0, 1, 2, 2, 1, 3, 3, 2, 3, 3, 2, 3, 3);
+    /* vpermd gathers each lane's column from open_cols. */
+    const __m512i first = _mm512_permutexvar_epi32(first_idx, open_cols);
+    const __m512i second = _mm512_permutexvar_epi32(second_idx, open_cols);
+    const __m512i lo = _mm512_permutexvar_epi32(lo_idx, open_cols);
+    const __m512i hi = _mm512_permutexvar_epi32(hi_idx, open_cols);
+    const __m512i left0 = _mm512_set1_epi32((int)left);
+    const __m512i right0 = _mm512_set1_epi32((int)right);
+
+    /* vptestnmd: lane set when the column is not attacked (diagonals or
+     * border queens), ANDed with the lanes alive; 12 lanes start alive. */
+    __mmask16 alive = _mm512_mask_testn_epi32_mask(
+        0x0FFF, _mm512_or_si512(_mm512_set1_epi32((int)(left | right)), t->fixed[0]), first);
+    /* Diagonals move one column per row: left up, right down, by the gap. */
+    const __m512i left1 = _mm512_sll_epi32(_mm512_or_si512(left0, first), t->shift[0]);
+    const __m512i right1 = _mm512_srl_epi32(_mm512_or_si512(right0, first), t->shift[0]);
+    alive = _mm512_mask_testn_epi32_mask(alive, full_or3(left1, right1, t->fixed[1]), second);
+    const __m512i left2 = _mm512_sll_epi32(_mm512_or_si512(left1, second), t->shift[1]);
+    const __m512i right2 = _mm512_srl_epi32(_mm512_or_si512(right1, second), t->shift[1]);
+    /* Last two levels: a queen on lo (hi), then hi (lo) unattacked below. */
+    const __m512i attacked2 = full_or3(left2, right2, t->fixed[2]);
+    const __m512i attacked_lo = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, lo), t->shift[2]),
+                                         _mm512_srl_epi32(_mm512_or_si512(right2, lo), t->shift[2]),
+                                         t->fixed[3]);
+    const __m512i attacked_hi = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, hi), t->shift[2]),
+                                         _mm512_srl_epi32(_mm512_or_si512(right2, hi), t->shift[2]),
+                                         t->fixed[3]);
+    __mmask16 via_lo = _mm512_mask_testn_epi32_mask(alive, attacked2, lo);
+    via_lo = _mm512_mask_testn_epi32_mask(via_lo, attacked_lo, hi);
+    __mmask16 via_hi = _mm512_mask_testn_epi32_mask(alive, attacked2, hi);
+    via_hi = _mm512_mask_testn_epi32_mask(via_hi, attacked_hi, lo);
+    /* Each surviving lane is one placement order: one solution. */
+    return (uint64_t)__builtin_popcount(via_lo) + (uint64_t)__builtin_popcount(via_hi);
+}
+
+/*
+ * full_count() with the last four levels counted by full_last_four(): the
+ * same DFS, stopping at level c->levels - 5, whose placements go to the
+ * finisher.  Needs level <= c->levels - 5.
+ */
+static uint64_t full_count_wide(const full_const *c, int level, uint32_t cols, uint32_t left,
+                                uint32_t right)
+{
+    uint32_t st_free[NQ_MAX_N], st_cols[NQ_MAX_N], st_left[NQ_MAX_N], st_right[NQ_MAX_N];
+    full_tail tail;
+    full_tail_load(c, &tail);
+    const int last = c->levels - 5; /* the level above the finisher's */
+    int d = level;
+    uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
+    uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
+    int sh = c->shift[d], sh1 = c->shift[d + 1];
+    uint64_t count = 0;
+
+    /* Hot loop: one iteration places one queen or backtracks one level. */
+    for (;;) {
+        if (free_sq) {
+            /* x & -x isolates the lowest set bit: the next square to try. */
+            uint32_t bit = free_sq & (0u - free_sq);
+            free_sq ^= bit;
+            uint32_t ncols = cols | bit;
+            /* Diagonals move sh columns down to the next free row. */
+            uint32_t nleft = (left | bit) << sh;
+            uint32_t nright = (right | bit) >> sh;
+            if (d == last) {
+                count += full_last_four(&tail, ncols, nleft, nright);
+                continue;
+            }
+            uint32_t nfree = ~(ncols | nleft | nright | fixed1);
+            /* Descend only if the next level has a free square and the one
+             * after it is not already fully attacked; the AND with a 0/-1
+             * mask keeps this a single branch. */
+            uint32_t after = ~(ncols | (nleft << sh1) | (nright >> sh1) | fixed2);
+            if (nfree & (0u - (uint32_t)(after != 0))) {
+                st_free[d] = free_sq;
+                st_cols[d] = cols;
+                st_left[d] = left;
+                st_right[d] = right;
+                d++;
+                cols = ncols;
+                left = nleft;
+                right = nright;
+                free_sq = nfree;
+                fixed1 = fixed2;
+                fixed2 = c->fixed[d + 2];
+                sh = sh1;
+                sh1 = c->shift[d + 1];
+            }
+            continue;
+        }
+        if (d == level)
+            break;
+        d--;
+        free_sq = st_free[d];
+        cols = st_cols[d];
+        left = st_left[d];
+        right = st_right[d];
+        fixed1 = c->fixed[d + 1];
+        fixed2 = c->fixed[d + 2];
+        sh = c->shift[d];
+        sh1 = c->shift[d + 1];
+    }
+    return count;
+}
+#endif /* NQ_SEARCH_AVX512 */
+
+/* Counts the completions as full_count() does, with the vector finisher
+ * when the build has AVX-512 and at least five levels are left. */
+static uint64_t full_count_any(const full_const *c, int level, uint32_t cols, uint32_t left,
+                               uint32_t right)
+{
+#ifdef NQ_SEARCH_AVX512
+    if (c->levels - level >= 5)
+        return full_count_wide(c, level, cols, left, right);
+#endif
+    return full_count(c, level, cols, left, right);
+}
+
 /* Per-solution bookkeeping of the explicit paths. */
 typedef struct {
     int n;
@@ -664,7 +830,7 @@ static void full_solve_unit(const nq_job *job, uint64_t unit, nq_counts *out,
     const full_const *c = &plan->consts[u->constellation];
     if (c->nstab == 1 && !classes) {
         /* Stab(c) trivial: every solution found is a class of 8. */
-        uint64_t found = full_count(c, u->level, u->cols, u->left, u->right);
+        uint64_t found = full_count_any(c, u->level, u->cols, u->left, u->right);
         out->total = (nq_u128)found * NQ_SYMMETRIES;
         out->unique = found;
         out->nodes = 0;
