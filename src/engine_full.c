@@ -480,86 +480,9 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
 
 /* ---- solving ---- */
 
-/*
- * Counts the completions of constellation c from `level` with the given
- * masks (for that level's row).  Needs level <= c->levels - 2.
- *
- * Iterative DFS with an explicit stack.  Compared with a row-by-row kernel
- * it ORs in each row's border attacks (c->fixed) and moves the diagonals by
- * the row distance to the next free row (c->shift), skipping the side
- * queens' rows.  The last level is never descended into: it has one column
- * left, so a placement on the level before completes a solution exactly when
- * that column is free.
- */
-static uint64_t full_count(const full_const *c, int level, uint32_t cols, uint32_t left,
-                           uint32_t right)
-{
-    uint32_t st_free[NQ_MAX_N], st_cols[NQ_MAX_N], st_left[NQ_MAX_N], st_right[NQ_MAX_N];
-    const int last = c->levels - 2; /* the level before the last */
-    int d = level;
-    uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
-    /* Per-level constants of the two levels below d, kept in registers while
-     * the candidates of level d are tried. */
-    uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
-    int sh = c->shift[d], sh1 = c->shift[d + 1];
-    uint64_t count = 0;
-
-    /* Hot loop: one iteration places one queen or backtracks one level. */
-    for (;;) {
-        if (free_sq) {
-            /* x & -x isolates the lowest set bit: the next square to try. */
-            uint32_t bit = free_sq & (0u - free_sq);
-            free_sq ^= bit;
-            uint32_t ncols = cols | bit;
-            /* Diagonals move one column per row, so sh columns down to the
-             * next free row; bits pushed past the board are masked by cols. */
-            uint32_t nleft = (left | bit) << sh;
-            uint32_t nright = (right | bit) >> sh;
-            uint32_t nfree = ~(ncols | nleft | nright | fixed1);
-            if (d == last) {
-                count += nfree != 0; /* the last level has at most one free square */
-                continue;
-            }
-            /* Descend only if the next level has a free square and the one
-             * after it is not already fully attacked (shifting once more
-             * projects the diagonals there); the AND with a 0/-1 mask keeps
-             * this a single branch. */
-            uint32_t after = ~(ncols | (nleft << sh1) | (nright >> sh1) | fixed2);
-            if (nfree & (0u - (uint32_t)(after != 0))) {
-                st_free[d] = free_sq;
-                st_cols[d] = cols;
-                st_left[d] = left;
-                st_right[d] = right;
-                d++;
-                cols = ncols;
-                left = nleft;
-                right = nright;
-                free_sq = nfree;
-                fixed1 = fixed2;
-                fixed2 = c->fixed[d + 2];
-                sh = sh1;
-                sh1 = c->shift[d + 1];
-            }
-            continue;
-        }
-        if (d == level)
-            break;
-        d--;
-        free_sq = st_free[d];
-        cols = st_cols[d];
-        left = st_left[d];
-        right = st_right[d];
-        fixed1 = c->fixed[d + 1];
-        fixed2 = c->fixed[d + 2];
-        sh = c->shift[d];
-        sh1 = c->shift[d + 1];
-    }
-    return count;
-}
-
 #ifdef NQ_SEARCH_AVX512
 /* The last four levels' tables, as vectors, for full_last_four(). */
-typedef struct {
+typedef struct full_tail {
     __m512i fixed[4];  /* each level's border attacks, in every lane */
     __m128i shift[3];  /* rows from each level to the next, as shift counts */
 } full_tail;
@@ -641,23 +564,38 @@ static inline uint64_t full_last_four(const full_tail *t, uint32_t cols, uint32_
     return (uint64_t)__builtin_popcount(via_lo) + (uint64_t)__builtin_popcount(via_hi);
 }
 
+#endif /* NQ_SEARCH_AVX512 */
+
+struct full_tail;
+
 /*
- * full_count() with the last four levels counted by full_last_four(): the
- * same DFS, stopping at level c->levels - 5, whose placements go to the
- * finisher.  Needs level <= c->levels - 5.
+ * Counts the completions of constellation c from `level` with the given
+ * masks (for that level's row).  Needs level <= c->levels - 1 - finish.
+ *
+ * Iterative DFS with an explicit stack.  Compared with a row-by-row kernel
+ * it ORs in each row's border attacks (c->fixed) and moves the diagonals by
+ * the row distance to the next free row (c->shift), skipping the side
+ * queens' rows.  The last `finish` levels are never descended into: with
+ * finish = 1 the last level has one column left, so a placement on the
+ * level before completes a solution exactly when that column is free; with
+ * finish = 4 (AVX-512 builds only) each placement goes to full_last_four()
+ * with the tables in *tail.  `finish` is a constant at every call site, so
+ * each gets its own copy of the loop, as in search.h.
  */
-static uint64_t full_count_wide(const full_const *c, int level, uint32_t cols, uint32_t left,
-                                uint32_t right)
+NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols, uint32_t left,
+                                   uint32_t right, const int finish,
+                                   const struct full_tail *tail)
 {
     uint32_t st_free[NQ_MAX_N], st_cols[NQ_MAX_N], st_left[NQ_MAX_N], st_right[NQ_MAX_N];
-    full_tail tail;
-    full_tail_load(c, &tail);
-    const int last = c->levels - 5; /* the level above the finisher's */
+    const int last = c->levels - 1 - finish; /* the level above the finished ones */
     int d = level;
     uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
+    /* Per-level constants of the two levels below d, kept in registers while
+     * the candidates of level d are tried. */
     uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
     int sh = c->shift[d], sh1 = c->shift[d + 1];
     uint64_t count = 0;
+    (void)tail;
 
     /* Hot loop: one iteration places one queen or backtracks one level. */
     for (;;) {
@@ -666,17 +604,26 @@ static uint64_t full_count_wide(const full_const *c, int level, uint32_t cols, u
             uint32_t bit = free_sq & (0u - free_sq);
             free_sq ^= bit;
             uint32_t ncols = cols | bit;
-            /* Diagonals move sh columns down to the next free row. */
+            /* Diagonals move one column per row, so sh columns down to the
+             * next free row; bits pushed past the board are masked by cols. */
             uint32_t nleft = (left | bit) << sh;
             uint32_t nright = (right | bit) >> sh;
             if (d == last) {
-                count += full_last_four(&tail, ncols, nleft, nright);
+#ifdef NQ_SEARCH_AVX512
+                if (finish == 4) {
+                    count += full_last_four(tail, ncols, nleft, nright);
+                    continue;
+                }
+#endif
+                /* The last level has at most one free square. */
+                count += ~(ncols | nleft | nright | fixed1) != 0;
                 continue;
             }
             uint32_t nfree = ~(ncols | nleft | nright | fixed1);
             /* Descend only if the next level has a free square and the one
-             * after it is not already fully attacked; the AND with a 0/-1
-             * mask keeps this a single branch. */
+             * after it is not already fully attacked (shifting once more
+             * projects the diagonals there); the AND with a 0/-1 mask keeps
+             * this a single branch. */
             uint32_t after = ~(ncols | (nleft << sh1) | (nright >> sh1) | fixed2);
             if (nfree & (0u - (uint32_t)(after != 0))) {
                 st_free[d] = free_sq;
@@ -709,18 +656,20 @@ static uint64_t full_count_wide(const full_const *c, int level, uint32_t cols, u
     }
     return count;
 }
-#endif /* NQ_SEARCH_AVX512 */
 
-/* Counts the completions as full_count() does, with the vector finisher
- * when the build has AVX-512 and at least five levels are left. */
+/* Counts the completions from `level` (see full_dfs()), with the vector
+ * finisher when the build has AVX-512 and at least five levels are left. */
 static uint64_t full_count_any(const full_const *c, int level, uint32_t cols, uint32_t left,
                                uint32_t right)
 {
 #ifdef NQ_SEARCH_AVX512
-    if (c->levels - level >= 5)
-        return full_count_wide(c, level, cols, left, right);
+    if (c->levels - level >= 5) {
+        full_tail tail;
+        full_tail_load(c, &tail);
+        return full_dfs(c, level, cols, left, right, 4, &tail);
+    }
 #endif
-    return full_count(c, level, cols, left, right);
+    return full_dfs(c, level, cols, left, right, 1, NULL);
 }
 
 /* Per-solution bookkeeping of the explicit paths. */
