@@ -513,28 +513,9 @@ static inline __m512i full_or3(__m512i a, __m512i b, __m512i c)
 static inline uint64_t full_last_four(const full_tail *t, uint32_t cols, uint32_t left,
                                       uint32_t right)
 {
-    uint32_t open = ~cols;
-    /* x & -x isolates the lowest open column; XOR removes it. */
-    const uint64_t c0 = open & (0u - open);
-    open ^= (uint32_t)c0;
-    const uint64_t c1 = open & (0u - open);
-    open ^= (uint32_t)c1;
-    const uint64_t c2 = open & (0u - open);
-    const uint64_t c3 = open ^ (uint32_t)c2;
-    /* 32-bit lanes 0..3 hold c0..c3, copied to every 128-bit block. */
-    const __m512i open_cols = _mm512_broadcast_i32x4(
-        _mm_set_epi64x((long long)(c2 | c3 << 32), (long long)(c0 | c1 << 32)));
-    /* Lane p: the p-th ordered pair (first, second) and the other two
-     * columns (lo < hi), as in nq_last_four_rows(); lane 15 listed first. */
-    const __m512i first_idx = _mm512_set_epi32(0, 0, 0, 0, 3, 3, 3, 2, 2, 2, 1, 1, 1, 0, 0, 0);
-    const __m512i second_idx = _mm512_set_epi32(0, 0, 0, 0, 2, 1, 0, 3, 1, 0, 3, 2, 0, 3, 2, 1);
-    const __m512i lo_idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 2, 1, 1, 2);
-    const __m512i hi_idx = _mm512_set_epi32(0, 0, 0, 0, 1, 2, 2, 1, 3, 3, 2, 3, 3, 2, 3, 3);
-    /* vpermd gathers each lane's column from open_cols. */
-    const __m512i first = _mm512_permutexvar_epi32(first_idx, open_cols);
-    const __m512i second = _mm512_permutexvar_epi32(second_idx, open_cols);
-    const __m512i lo = _mm512_permutexvar_epi32(lo_idx, open_cols);
-    const __m512i hi = _mm512_permutexvar_epi32(hi_idx, open_cols);
+    /* Lanes: every order of the four open columns (see search.h). */
+    const nq_four_orders o = nq_four_open_orders(cols);
+    const __m512i first = o.first, second = o.second, lo = o.lo, hi = o.hi;
     const __m512i left0 = _mm512_set1_epi32((int)left);
     const __m512i right0 = _mm512_set1_epi32((int)right);
 

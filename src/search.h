@@ -60,15 +60,17 @@ static inline uint64_t nq_last_two_rows(uint32_t cols, uint32_t diag_left,
 }
 
 #ifdef NQ_SEARCH_AVX512
-/*
- * Counts the ways to finish the last four rows.  `cols` has exactly four
- * board columns open (and every bit >= n set); `diag_left`/`diag_right`
- * attack the first of the four rows.  Lane p of the 16 tries ordered pair
- * p of the open columns (12 pairs, lanes 12..15 idle) for the first two
- * rows, and finishes the last two rows as nq_last_two_rows() does, on the
- * two columns left over.  Returns the number of solutions (0 to 24).
- */
-static inline uint64_t nq_last_four_rows(uint32_t cols, uint32_t diag_left, uint32_t diag_right)
+/* The orders in which the four open columns of a board can take its last
+ * four rows, one per lane: lane p (p < 12) puts `first` and `second` of the
+ * p-th ordered pair on the first two rows and leaves `lo` and `hi` (the
+ * other two, ascending) for the last two.  Lanes 12..15 are idle. */
+typedef struct nq_four_orders {
+    __m512i first, second, lo, hi;
+} nq_four_orders;
+
+/* Fills the lanes of nq_four_orders for a `cols` with exactly four board
+ * columns open (and every bit >= n set). */
+static inline nq_four_orders nq_four_open_orders(uint32_t cols)
 {
     uint32_t open = ~cols;
     /* x & -x isolates the lowest open column; XOR removes it. */
@@ -93,6 +95,21 @@ static inline uint64_t nq_last_four_rows(uint32_t cols, uint32_t diag_left, uint
     const __m512i second = _mm512_permutexvar_epi32(second_idx, open_cols);
     const __m512i lo = _mm512_permutexvar_epi32(lo_idx, open_cols);
     const __m512i hi = _mm512_permutexvar_epi32(hi_idx, open_cols);
+    return (nq_four_orders){first, second, lo, hi};
+}
+
+/*
+ * Counts the ways to finish the last four rows.  `cols` has exactly four
+ * board columns open (and every bit >= n set); `diag_left`/`diag_right`
+ * attack the first of the four rows.  Lane p of the 16 tries ordered pair
+ * p of the open columns (12 pairs, lanes 12..15 idle) for the first two
+ * rows, and finishes the last two rows as nq_last_two_rows() does, on the
+ * two columns left over.  Returns the number of solutions (0 to 24).
+ */
+static inline uint64_t nq_last_four_rows(uint32_t cols, uint32_t diag_left, uint32_t diag_right)
+{
+    const nq_four_orders o = nq_four_open_orders(cols);
+    const __m512i first = o.first, second = o.second, lo = o.lo, hi = o.hi;
     const __m512i left0 = _mm512_set1_epi32((int)diag_left);
     const __m512i right0 = _mm512_set1_epi32((int)diag_right);
 
