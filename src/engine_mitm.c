@@ -42,13 +42,23 @@
 #include "mitm.h"
 #include "quarter_store.h"
 
-/* Per-thread scratch bytes per h, as plan() computes them (measured; used
- * only by the memory estimate).  Below h = 8 it is dominated by the join
- * tables. */
-static const size_t scratch_per_h[NQ_MITM_MAX_N / 2 + 1] = {
-    [0] = 70000, [1] = 70000, [2] = 70000, [3] = 70000, [4] = 70000, [5] = 70000,
-    [6] = 70000, [7] = 70000, [8] = 166672, [9] = 721296, [10] = 4879696, [11] = 36917568,
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define NQ_MITM_AVX512 1
+#endif
+
+/* Per-thread scratch bytes per N, as plan() computes them (measured, and
+ * checked against plan() by the tests; used only by the memory estimate).
+ * Up to N = 15 the join tables dominate; even N has a third signature list
+ * (for the main-diagonal split), which is why it exceeds the next odd N. */
+static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
+    [4] = 95192,     [5] = 95168,     [6] = 95256,     [7] = 95216,      [8] = 95544,
+    [9] = 95408,     [10] = 96440,    [11] = 96048,    [12] = 100712,    [13] = 98896,
+    [14] = 121688,   [15] = 113040,   [16] = 270360,   [17] = 212432,    [18] = 1100216,
+    [19] = 767056,   [20] = 7333064,  [21] = 4925456,  [22] = 55368872,  [23] = 36963328,
 };
+
+size_t nq_mitm_batch_limit;
 
 typedef struct mitm_plan {
     int n, h;
@@ -72,14 +82,16 @@ typedef struct mitm_plan {
 typedef struct mitm_scratch {
     nq_join_scratch *js;
     uint64_t *east, *west;   /* half_cap + 1 signatures each */
+    uint64_t *split;         /* even N: half_cap + 1 more, for split lists */
     uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
     uint64_t *south_sig;     /* group_cap: and their signatures */
 } mitm_scratch;
 
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
-static size_t scratch_bytes_for(size_t half_cap, size_t group_cap)
+static size_t scratch_bytes_for(int n, size_t half_cap, size_t group_cap)
 {
-    return 64 + sizeof(nq_join_scratch) + 2 * (half_cap + 1) * sizeof(uint64_t) +
+    const size_t lists = n & 1 ? 2 : 3; /* even N: east, west and split */
+    return 64 + sizeof(nq_join_scratch) + lists * (half_cap + 1) * sizeof(uint64_t) +
            2 * group_cap * sizeof(uint64_t);
 }
 
@@ -90,7 +102,8 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     s.js = (nq_join_scratch *)at;
     s.east = (uint64_t *)(s.js + 1);
     s.west = s.east + p->half_cap + 1;
-    s.south_cw = s.west + p->half_cap + 1;
+    s.split = s.west + p->half_cap + 1;
+    s.south_cw = p->n & 1 ? s.split : s.split + p->half_cap + 1;
     s.south_sig = s.south_cw + p->group_cap;
     return s;
 }
@@ -257,6 +270,102 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
     d->weight = 8;
 }
 
+/*
+ * Even N: the two main diagonals.  A solution has at most one queen on the
+ * main diagonal D (row = column) and at most one on the anti-diagonal A
+ * (row + column = N - 1); D crosses the north-west and south-east quarters,
+ * A the north-east and south-west ones.  Reflection in A moves the D queen
+ * between its two quarters and leaves the A queen where it is; reflection
+ * in D does the converse.  Over all solutions, then, those whose D and A
+ * queens (the ones they have) stand on one side of the middle are exactly
+ * as many as those with one on each side, and
+ *
+ *     total = sum over solutions of v,  v = 1 with at most one such queen,
+ *                                       2 with both on one side, 0 split.
+ *
+ * Each E's weighted count is no longer its solution count, but the sum over
+ * each orbit of E under the north-south and east-west reflections is the
+ * orbit size times the weighted count of any member (both reflections map
+ * {D, A} to itself and keep "same side" and "split"; see the README).  The
+ * gain is in the join: a pair whose halves both hold a main-diagonal queen
+ * has v = 0 and is never tried, and since one side of every pair left
+ * holds none, the two main-diagonal bits never decide a pair and are cut
+ * from the signatures (4h - 4 bits: 36 at N = 20, one chunk fewer).
+ *
+ * A half-board's class is how many of the two it holds: bit h - 1 of its
+ * signature is the anti-diagonal (sum diagonal N - 1), bit 3h - 2 the main
+ * diagonal (difference diagonal N - 1).
+ */
+#ifdef NQ_MITM_AVX512
+/* Stores the lanes of v selected by m, packed, at to; returns how many.  A
+ * compress in a register and a store of just that many lanes: a compress
+ * straight to memory is microcoded on some cores. */
+static inline size_t store_lanes(uint64_t *to, __mmask8 m, __m512i v)
+{
+    const int k = __builtin_popcount(m);
+    _mm512_mask_storeu_epi64(to, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64(m, v));
+    return (size_t)k;
+}
+#endif
+
+typedef struct diag_split {
+    size_t none, one; /* none of class 0 first, then `one` of class 1, then class 2 */
+} diag_split;
+
+/* Copies src[0 .. len) to dst sorted into classes 0, 1, 2, each signature
+ * with the two main-diagonal bits cut out.  Counting first puts each class
+ * at its final place, so one more pass writes every signature once, with
+ * no data-dependent branch (the classes come in no predictable order). */
+static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h, uint64_t *dst)
+{
+    const uint64_t bit_a = UINT64_C(1) << (h - 1), bit_d = UINT64_C(1) << (3 * h - 2);
+    /* Bits below A stay; those between A and D move down one, those above
+     * D down two, closing both gaps. */
+    const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
+    size_t has_a = 0, has_d = 0, both = 0;
+    for (size_t i = 0; i < len; i++) {
+        has_a += (src[i] & bit_a) != 0;
+        has_d += (src[i] & bit_d) != 0;
+        both += (src[i] & (bit_a | bit_d)) == (bit_a | bit_d);
+    }
+    const diag_split cut = {len - has_a - has_d + both, has_a + has_d - 2 * both};
+    size_t at0 = 0, at1 = cut.none, at2 = cut.none + cut.one;
+#ifdef NQ_MITM_AVX512
+    const __m512i va = _mm512_set1_epi64((long long)bit_a);
+    const __m512i vd = _mm512_set1_epi64((long long)bit_d);
+    const __m512i vlow = _mm512_set1_epi64((long long)low);
+    const __m512i vmid = _mm512_set1_epi64((long long)mid);
+    const __m512i vhigh = _mm512_set1_epi64((long long)high);
+    for (size_t i = 0; i < len; i += 8) {
+        const __mmask8 live = len - i >= 8 ? 0xff : (__mmask8)((1u << (len - i)) - 1);
+        const __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
+        const __mmask8 ma = _mm512_test_epi64_mask(v, va), md = _mm512_test_epi64_mask(v, vd);
+        const __mmask8 m0 = (__mmask8)(live & ~(ma | md)), m1 = (__mmask8)(ma ^ md);
+        const __mmask8 m2 = (__mmask8)(ma & md);
+        const __m512i c = _mm512_or_si512(
+            _mm512_or_si512(_mm512_and_si512(v, vlow),
+                            _mm512_srli_epi64(_mm512_and_si512(v, vmid), 1)),
+            _mm512_srli_epi64(_mm512_and_si512(v, vhigh), 2));
+        at0 += store_lanes(dst + at0, m0, c);
+        at1 += store_lanes(dst + at1, m1, c);
+        at2 += store_lanes(dst + at2, m2, c);
+    }
+#else
+    for (size_t i = 0; i < len; i++) {
+        const uint64_t v = src[i];
+        const int ca = (v & bit_a) != 0, cd = (v & bit_d) != 0;
+        /* Select the write position without a branch. */
+        const int cls = ca + cd;
+        const size_t to = cls == 0 ? at0 : cls == 1 ? at1 : at2;
+        dst[to] = (v & low) | (v & mid) >> 1 | (v & high) >> 2;
+        at0 += cls == 0;
+        at1 += cls == 1;
+        at2 += cls == 2;
+    }
+#endif
+    return cut;
+}
+
 /* State of one unit's join: the west halves (all of them when west_whole)
  * and the east halves gathered so far. */
 typedef struct unit_join {
@@ -266,24 +375,61 @@ typedef struct unit_join {
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
     size_t nw, ne;
     int west_whole;
+    int diagonals;           /* even N: main-diagonal classes (see diag_split) */
+    const uint64_t *west_cut; /* west_whole and diagonals: the west halves split */
+    diag_split west_split;
+    uint64_t *spare;         /* then: the buffer free for splitting east batches */
     uint64_t pairs;
 } unit_join;
 
+/* The weighted count of the split east list e and west list w (even N):
+ * pairs with v = 1 (class 0 with classes 0 and 1, class 1 with class 0) and
+ * with v = 2 (class 0 with class 2, either way round). */
+static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, const uint64_t *e,
+                               size_t ne, diag_split es, const uint64_t *w, size_t nw,
+                               diag_split ws)
+{
+    const size_t e2 = ne - es.none - es.one, w2 = nw - ws.none - ws.one;
+    const int bits = p->sig_bits - 2;
+    return nq_join_count(e, es.none, w, ws.none + ws.one, bits, js) +
+           2 * nq_join_count(e, es.none, w + ws.none + ws.one, w2, bits, js) +
+           nq_join_count(e + es.none, es.one, w, ws.none, bits, js) +
+           2 * nq_join_count(e + es.none + es.one, e2, w, ws.none, bits, js);
+}
+
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
- * the east batch is joined with each west batch in turn. */
+ * the east batch is joined with each west batch in turn.  Even N splits
+ * each list into a free buffer: with whole west halves, the one they were
+ * built in; otherwise the east batch goes to `split`, and then each west
+ * batch to the east buffer it left. */
 static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
+    const mitm_scratch *s = u->s;
     if (u->west_whole) {
-        u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
+        if (u->diagonals) {
+            const diag_split es = split_by_main_diagonals(s->east, u->ne, p->h, u->spare);
+            u->pairs += join_diagonals(p, s->js, u->spare, u->ne, es, u->west_cut, u->nw,
+                                       u->west_split);
+        } else {
+            u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
+        }
     } else {
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
+        diag_split es = {0, 0};
+        if (u->diagonals)
+            es = split_by_main_diagonals(s->east, u->ne, p->h, s->split);
         half_iter wi;
         half_start(&wi, u->west_n, u->west_s, hm, 0);
         while (!wi.done) {
-            u->nw = half_next(p, u->s, &wi, u->wp1, u->wp2, 0, u->s->west, p->half_cap);
-            u->pairs += nq_join_count(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, u->s->js);
+            u->nw = half_next(p, s, &wi, u->wp1, u->wp2, 0, s->west, p->half_cap);
+            if (u->diagonals) {
+                const diag_split ws = split_by_main_diagonals(s->west, u->nw, p->h, s->east);
+                u->pairs += join_diagonals(p, s->js, s->split, u->ne, es, s->east, u->nw, ws);
+            } else {
+                u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
+            }
         }
     }
     u->ne = 0;
@@ -350,6 +496,12 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     if (u.nw == 0 && u.west_whole) {
         out->total = 0;
         return;
+    }
+    u.diagonals = !(n & 1);
+    if (u.diagonals && u.west_whole) {
+        u.west_split = split_by_main_diagonals(s.west, u.nw, h, s.split);
+        u.west_cut = s.split;
+        u.spare = s.west;
     }
     if (d.a_first == 0) {
         add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
@@ -436,6 +588,8 @@ static int plan_units(mitm_plan *p)
         if (p->qs.start[k + 1] - p->qs.start[k] > p->group_cap)
             p->group_cap = p->qs.start[k + 1] - p->qs.start[k];
 
+    if (nq_mitm_batch_limit && p->half_cap > nq_mitm_batch_limit)
+        p->half_cap = nq_mitm_batch_limit;
     /* Batches must hold at least one north placement's pairs (half_next). */
     if (p->half_cap < p->group_cap)
         p->half_cap = p->group_cap;
@@ -478,7 +632,7 @@ static int mitm_plan_job(nq_job *job, const nq_settings *s)
         ret = plan_units(p);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
-    p->scratch_bytes = scratch_bytes_for(p->half_cap, p->group_cap);
+    p->scratch_bytes = scratch_bytes_for(p->n, p->half_cap, p->group_cap);
     job->units = p->ncanon + p->nb * p->nall;
     /* Identity: the unit list is a function of n and of the orders used
      * above; hash the lists themselves so any change of order shows. */
@@ -534,9 +688,12 @@ static double join_cost(const mitm_plan *p, double east, double west)
     const double longer = east > west ? east : west, shorter = east > west ? west : east;
     /* Whole blocks, rounded up (libm-free: the library does not link it). */
     const double blocks = (double)(uint64_t)((longer + NQ_JOIN_BLOCK - 1) / NQ_JOIN_BLOCK);
-    const double lookups = (double)((p->sig_bits + NQ_JOIN_CHUNK_BITS_MIN - 1) /
-                                    NQ_JOIN_CHUNK_BITS_MIN);
-    return blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
+    const int bits = p->n & 1 ? p->sig_bits : p->sig_bits - 2;
+    const double lookups = (double)((bits + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN);
+    /* Even N tries only the pairs the main-diagonal split keeps (see
+     * diag_split): 0.53 of them, counted over all units at N = 18. */
+    const double kept = p->n & 1 ? 1.0 : 0.53;
+    return kept * blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
 }
 
 /*
@@ -605,7 +762,7 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
                          (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
     return sizeof(mitm_plan) + nq_quarter_store_bytes(h) + units +
-           (size_t)(threads > 0 ? threads : 1) * scratch_per_h[h];
+           (size_t)(threads > 0 ? threads : 1) * scratch_per_n[n];
 }
 
 const struct nq_engine_ops nq_engine_mitm = {

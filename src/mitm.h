@@ -35,6 +35,12 @@ typedef struct nq_mitm_unit {
  * solves its board by the trivial search (N < NQ_MITM_MIN_N). */
 int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out);
 
+/* For tests: when non-zero, jobs planned afterwards build half-boards in
+ * batches of at most this many (never fewer than the largest store group),
+ * so that the paths for east and west lists too long for one batch, which
+ * real boards never take, run on small ones.  0, the default: no limit. */
+extern size_t nq_mitm_batch_limit;
+
 /* Estimated peak bytes of a mitm run on n with `threads` threads: quarter
  * store, unit tables and per-thread scratch.  0 when n is unsupported. */
 size_t nq_mitm_memory_estimate(int n, int threads);

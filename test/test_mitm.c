@@ -43,16 +43,34 @@ static void test_totals(void **state)
     }
 }
 
-/* Solutions classified by the (a, b, E) of a unit, counted in a flat array. */
+/* Solutions classified by the (a, b, E) of a unit, counted in flat arrays:
+ * plainly, and with the main-diagonal weight v that even N counts. */
 typedef struct classifier {
     int n, h;
-    uint64_t *counts; /* index ((a + h) * (2h + 1) + (b + h)) << 2h | E */
+    uint64_t *counts;   /* index ((a + h) * (2h + 1) + (b + h)) << 2h | E */
+    uint64_t *weighted; /* the same, each solution counted v times */
 } classifier;
 
 static size_t class_index(const classifier *c, int a, int b, uint32_t east)
 {
     const size_t side = (size_t)(2 * c->h + 1);
     return (((size_t)(a + c->h) * side + (size_t)(b + c->h)) << (2 * c->h)) | east;
+}
+
+/* v of engine_mitm.c, from the definition: with queens on both main
+ * diagonals (row = column, row + column = N - 1), 2 when they stand on
+ * the same side of the middle and 0 when on opposite sides; else 1. */
+static uint64_t main_diagonal_weight(const int *cols, int n)
+{
+    int queens = 0, east = 0;
+    for (int r = 0; r < n; r++)
+        if (cols[r] == r || cols[r] == n - 1 - r) {
+            queens++;
+            east += cols[r] >= n / 2;
+        }
+    if (queens < 2)
+        return 1;
+    return east == 1 ? 0 : 2;
 }
 
 /* Classifies one solution exactly as mitm.h defines a unit. */
@@ -72,15 +90,20 @@ static int classify(const int *cols, int n, void *user)
         east |= (uint32_t)(cols[i] >= n - h) << i;              /* north row i */
         east |= (uint32_t)(cols[n - h + i] >= n - h) << (h + i); /* south row n-h+i */
     }
-    c->counts[class_index(c, a, b, east)]++;
+    const size_t k = class_index(c, a, b, east);
+    c->counts[k]++;
+    c->weighted[k] += main_diagonal_weight(cols, n);
     return 0;
 }
 
 /*
- * For N = 4..13: each unit's count is its weight times the number of
- * solutions of its class (from the listing), no class is solved twice, and
- * weight times class count summed over the units is the whole total, so
- * the weights account for every solution exactly once.
+ * For N = 4..13: each unit's count is its weight times what its class of
+ * the listing predicts -- the number of solutions for odd N, their sum of
+ * v for even N -- no class is solved twice, and weight times prediction
+ * summed over the units is the whole total, so the weights account for
+ * every solution exactly once.  For even N from 8 on, some classes must
+ * have a v-sum unlike their solution count, or the test would not tell
+ * the two apart.
  */
 static void test_unit_weights(void **state)
 {
@@ -89,12 +112,15 @@ static void test_unit_weights(void **state)
         classifier c = {.n = n, .h = n / 2};
         const size_t classes = (size_t)(2 * c.h + 1) * (size_t)(2 * c.h + 1) << (2 * c.h);
         c.counts = calloc(classes, sizeof *c.counts);
+        c.weighted = calloc(classes, sizeof *c.weighted);
         unsigned char *seen = calloc(classes, 1);
         assert_non_null(c.counts);
+        assert_non_null(c.weighted);
         assert_non_null(seen);
         uint64_t listed = 0;
         assert_int_equal(nq_list_solutions(n, 0, classify, &c, &listed), 0);
         assert_true(listed == known_total[n]);
+        const uint64_t *predicted = n & 1 ? c.counts : c.weighted;
 
         nq_settings s;
         nq_job *job = NULL;
@@ -103,6 +129,7 @@ static void test_unit_weights(void **state)
         s.engine = NQ_ENGINE_MITM;
         assert_int_equal(nq_job_create(&job, &s), 0);
         nq_u128 weighted = 0;
+        int differ = 0;
         for (uint64_t u = 0; u < nq_job_units(job); u++) {
             nq_mitm_unit d;
             nq_counts got;
@@ -110,26 +137,60 @@ static void test_unit_weights(void **state)
             assert_int_equal(nq_job_solve_unit(job, u, &got), 0);
             assert_true(d.weight >= 1 && d.weight <= 8);
             assert_true(d.a_first <= d.a_last);
-            uint64_t solutions = 0;
+            uint64_t want = 0;
             for (int a = d.a_first; a <= d.a_last; a++) {
                 const size_t k = class_index(&c, a, d.b, d.east);
                 if (seen[k])
                     fail_msg("n=%d: unit %llu repeats a class", n, (unsigned long long)u);
                 seen[k] = 1;
-                solutions += c.counts[k];
+                want += predicted[k];
+                differ |= c.weighted[k] != c.counts[k];
             }
-            if (got.total != (nq_u128)solutions * d.weight)
+            if (got.total != (nq_u128)want * d.weight)
                 fail_msg("n=%d unit %llu (a=%d..%d b=%d E=%#x w=%u): %llu, expected %llu x %u", n,
                          (unsigned long long)u, d.a_first, d.a_last, d.b, d.east, d.weight,
-                         (unsigned long long)got.total, (unsigned long long)solutions, d.weight);
-            weighted += (nq_u128)solutions * d.weight;
+                         (unsigned long long)got.total, (unsigned long long)want, d.weight);
+            weighted += (nq_u128)want * d.weight;
         }
         if (weighted != known_total[n])
             fail_msg("n=%d: weights cover %llu solutions, not %llu", n,
                      (unsigned long long)weighted, (unsigned long long)known_total[n]);
+        if (!(n & 1) && n >= 8 && !differ)
+            fail_msg("n=%d: no unit's v-sum differs from its solution count", n);
         nq_job_free(&job);
         free(seen);
+        free(c.weighted);
         free(c.counts);
+    }
+}
+
+/* Half-boards in batches far smaller than a side (the store's largest
+ * group) give every unit of N = 4..13 the same count as one batch does. */
+static void test_small_batches(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
+        nq_settings s;
+        nq_job *whole = NULL, *batched = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        assert_int_equal(nq_job_create(&whole, &s), 0);
+        nq_mitm_batch_limit = 1;
+        const int ret = nq_job_create(&batched, &s);
+        nq_mitm_batch_limit = 0;
+        assert_int_equal(ret, 0);
+        assert_true(nq_job_identity(whole) == nq_job_identity(batched));
+        for (uint64_t u = 0; u < nq_job_units(whole); u++) {
+            nq_counts a, b;
+            assert_int_equal(nq_job_solve_unit(whole, u, &a), 0);
+            assert_int_equal(nq_job_solve_unit(batched, u, &b), 0);
+            if (a.total != b.total)
+                fail_msg("n=%d unit %llu: %llu in batches, %llu whole", n, (unsigned long long)u,
+                         (unsigned long long)b.total, (unsigned long long)a.total);
+        }
+        nq_job_free(&whole);
+        nq_job_free(&batched);
     }
 }
 
@@ -245,6 +306,16 @@ static void test_limits(void **state)
     assert_true(nq_mitm_memory_estimate(20, 2) < (size_t)1 << 30);
     assert_true(nq_mitm_memory_estimate(22, 2) < (size_t)4 << 30);
     assert_true(nq_mitm_memory_estimate(18, 2) > nq_mitm_memory_estimate(18, 1));
+    /* Each thread's share of the estimate covers the scratch plan() asks for. */
+    for (int n = NQ_MITM_MIN_N; n <= 18; n++) {
+        s.n = n;
+        assert_int_equal(nq_job_create(&job, &s), 0);
+        const size_t per_thread = nq_mitm_memory_estimate(n, 2) - nq_mitm_memory_estimate(n, 1);
+        if (per_thread < job->ops->scratch_size(job))
+            fail_msg("n=%d: estimate %zu bytes per thread, plan needs %zu", n, per_thread,
+                     job->ops->scratch_size(job));
+        nq_job_free(&job);
+    }
     assert_false(nq_engine_has_unique(NQ_ENGINE_MITM));
 
     /* Tiny boards are one unit and have no unit description. */
@@ -273,6 +344,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_totals),
         cmocka_unit_test(test_unit_weights),
+        cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_limits),
