@@ -31,6 +31,7 @@ typedef struct bench_run {
     double cpu_seconds; /* CPU time of the whole process during the count */
     nq_u128 total;
     uint64_t nodes;
+    long peak_kib;      /* peak resident memory during the count; -1 unknown */
 } bench_run;
 
 /* One (engine, N, threads) case of the sweep and its repeats. */
@@ -45,6 +46,7 @@ typedef struct bench_case {
     bench_run *runs;
     double median, min, max;
     double cpu_median; /* CPU seconds: unlike wall time, barely moved by other load */
+    long peak_kib;     /* the largest peak of its runs; -1 unknown */
     int checked; /* the known table has N */
     int correct; /* every run matched the table (1 when unchecked) */
     nq_u128 expected;
@@ -82,6 +84,14 @@ int bench_known_total(int n, nq_u128 *total);
  * with errno set when writing failed. */
 int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, int count);
 int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+
+/* Starts a new peak of resident memory (see peak.c).  Returns 1 when the
+ * next bench_peak_kib() will be the peak since this call, 0 when it can
+ * only be the peak of the whole process so far. */
+int bench_peak_reset(void);
+
+/* Peak resident memory in KiB (see bench_peak_reset), or -1 unknown. */
+long bench_peak_kib(void);
 
 /* 1 when gnuplot is on PATH. */
 int bench_have_gnuplot(void);

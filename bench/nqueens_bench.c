@@ -391,12 +391,14 @@ static int case_run(const bench_options *o, bench_case *bc, int i)
     nq_settings s;
     nq_result r;
     case_settings(o, bc, &s);
+    bench_peak_reset();
     const double cpu0 = process_cpu_now();
     int ret = nq_count(&s, &r);
     const double cpu = process_cpu_now() - cpu0;
     if (ret < 0)
         return ret;
-    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0};
+    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0,
+                              bench_peak_kib()};
     if (bc->checked && r.total != bc->expected)
         bc->correct = 0;
     bc->engine = r.engine; /* auto resolves to a real engine */
@@ -417,9 +419,12 @@ static int case_finish(bench_case *bc)
         free(cpu);
         return NQ_ENOMEM;
     }
+    bc->peak_kib = -1;
     for (int i = 0; i < bc->repeats; i++) {
         wall[i] = bc->runs[i].seconds;
         cpu[i] = bc->runs[i].cpu_seconds;
+        if (bc->runs[i].peak_kib > bc->peak_kib)
+            bc->peak_kib = bc->runs[i].peak_kib;
     }
     bc->median = median_of(wall, bc->repeats);
     bc->min = wall[0];
@@ -450,9 +455,9 @@ static void derive(bench_case *cases, int i)
 
 static void print_header(void)
 {
-    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %16s %3s %9s %7s %6s %8s\n", "engine", "N",
-           "thr", "depth", "units", "median_s", "min_s", "max_s", "cpu_s", "solutions", "ok",
-           "nodes/s", "speedup", "eff", "vs_plain");
+    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %8s %16s %3s %9s %7s %6s %8s\n", "engine", "N",
+           "thr", "depth", "units", "median_s", "min_s", "max_s", "cpu_s", "peak_MiB", "solutions",
+           "ok", "nodes/s", "speedup", "eff", "vs_plain");
 }
 
 /* A float column, or "-" where the value is unknown. */
@@ -468,10 +473,11 @@ static void print_case(const bench_case *bc)
 {
     char total[48];
     nq_u128_to_string(bc->runs[0].total, total, sizeof total);
-    printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f %9.4f %9.4f %16s %3s", nq_engine_name(bc->engine),
-           bc->n, bc->threads, bc->split_depth, (unsigned long long)bc->units, bc->median,
-           bc->min, bc->max, bc->cpu_median, total,
-           !bc->checked ? "?" : bc->correct ? "yes" : "NO");
+    printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f %9.4f %9.4f", nq_engine_name(bc->engine), bc->n,
+           bc->threads, bc->split_depth, (unsigned long long)bc->units, bc->median, bc->min,
+           bc->max, bc->cpu_median);
+    print_opt(" %*.1f", 8, bc->peak_kib < 0 ? NAN : (double)bc->peak_kib / 1024);
+    printf(" %16s %3s", total, !bc->checked ? "?" : bc->correct ? "yes" : "NO");
     double rate = NAN;
     if (bc->has_nodes && bc->median > 0)
         rate = (double)bc->runs[bc->repeats / 2].nodes / bc->median;

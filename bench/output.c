@@ -41,7 +41,7 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             m->library, m->cpu, m->cores, m->compiler, m->flags, m->openmp, m->proc_bind,
             m->places, m->commit, m->date);
     fputs("engine,n,threads,split_depth,units,repeat,seconds,cpu_seconds,total,expected,correct,"
-          "nodes,case_median,case_min,case_max,speedup,efficiency,vs_plain\n", f);
+          "nodes,case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         for (int r = 0; r < bc->repeats; r++) {
@@ -61,7 +61,10 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             put_double(f, bc->efficiency, "");
             fputc(',', f);
             put_double(f, bc->vs_plain, "");
-            fputc('\n', f);
+            if (run->peak_kib >= 0)
+                fprintf(f, ",%ld\n", run->peak_kib);
+            else
+                fputs(",\n", f);
         }
     }
     return ferror(f) ? -1 : 0;
@@ -104,6 +107,8 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         put_double(f, bc->efficiency, "null");
         fputs(", \"vs_plain\": ", f);
         put_double(f, bc->vs_plain, "null");
+        fputs(", \"peak_kib\": ", f);
+        put_double(f, bc->peak_kib < 0 ? NAN : (double)bc->peak_kib, "null");
         fputs(",\n     \"runs\": [", f);
         for (int r = 0; r < bc->repeats; r++) {
             char total[48];
@@ -112,9 +117,12 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
                     r ? ", " : "", r + 1, bc->runs[r].seconds, bc->runs[r].cpu_seconds,
                     nq_u128_to_string(bc->runs[r].total, total, sizeof total));
             if (bc->has_nodes)
-                fprintf(f, "%llu}", (unsigned long long)bc->runs[r].nodes);
+                fprintf(f, "%llu", (unsigned long long)bc->runs[r].nodes);
             else
-                fputs("null}", f);
+                fputs("null", f);
+            fputs(", \"peak_kib\": ", f);
+            put_double(f, bc->runs[r].peak_kib < 0 ? NAN : (double)bc->runs[r].peak_kib, "null");
+            fputc('}', f);
         }
         fputs("]}", f);
     }

@@ -47,15 +47,27 @@
 #define NQ_MITM_AVX512 1
 #endif
 
+#ifdef NQ_MITM_AVX512
+/* Stores the lanes of v selected by m, packed, at to; returns how many.  A
+ * compress in a register and a store of just that many lanes: a compress
+ * straight to memory is microcoded on some cores. */
+static inline size_t store_lanes(uint64_t *to, __mmask8 m, __m512i v)
+{
+    const int k = __builtin_popcount(m);
+    _mm512_mask_storeu_epi64(to, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64(m, v));
+    return (size_t)k;
+}
+#endif
+
 /* Per-thread scratch bytes per N, as plan() computes them (measured, and
  * checked against plan() by the tests; used only by the memory estimate).
  * Up to N = 15 the join tables dominate; even N has a third signature list
  * (for the main-diagonal split), which is why it exceeds the next odd N. */
 static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
-    [4] = 95192,     [5] = 95168,     [6] = 95256,     [7] = 95216,      [8] = 95544,
-    [9] = 95408,     [10] = 96440,    [11] = 96048,    [12] = 100712,    [13] = 98896,
-    [14] = 121688,   [15] = 113040,   [16] = 270360,   [17] = 212432,    [18] = 1100216,
-    [19] = 767056,   [20] = 7333064,  [21] = 4925456,  [22] = 55368872,  [23] = 36963328,
+    [4] = 95208,      [5] = 95184,      [6] = 95288,      [7] = 95248,      [8] = 95576,
+    [9] = 95440,      [10] = 96600,     [11] = 96208,     [12] = 100872,    [13] = 99056,
+    [14] = 122328,    [15] = 113680,    [16] = 271832,    [17] = 213904,    [18] = 1105848,
+    [19] = 772688,    [20] = 7348200,   [21] = 4940592,   [22] = 55426008,  [23] = 37020464,
 };
 
 size_t nq_mitm_batch_limit;
@@ -85,6 +97,8 @@ typedef struct mitm_scratch {
     uint64_t *split;         /* even N: half_cap + 1 more, for split lists */
     uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
     uint64_t *south_sig;     /* group_cap: and their signatures */
+    uint64_t *north_cw;      /* group_cap: the same for the north quarter */
+    uint64_t *north_sig;
 } mitm_scratch;
 
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
@@ -92,7 +106,7 @@ static size_t scratch_bytes_for(int n, size_t half_cap, size_t group_cap)
 {
     const size_t lists = n & 1 ? 2 : 3; /* even N: east, west and split */
     return 64 + sizeof(nq_join_scratch) + lists * (half_cap + 1) * sizeof(uint64_t) +
-           2 * group_cap * sizeof(uint64_t);
+           4 * group_cap * sizeof(uint64_t);
 }
 
 static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
@@ -105,6 +119,8 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     s.split = s.west + p->half_cap + 1;
     s.south_cw = p->n & 1 ? s.split : s.split + p->half_cap + 1;
     s.south_sig = s.south_cw + p->group_cap;
+    s.north_cw = s.south_sig + p->group_cap;
+    s.north_sig = s.north_cw + p->group_cap;
     return s;
 }
 
@@ -174,14 +190,74 @@ static void half_next_cols(half_iter *it, int h)
     it->next_i = 0;
 }
 
+/* Where a quarter's placements go on the board (see half_next): shifts
+ * from local to global diagonal masks, the row offset that moves its masks
+ * into the north quarter's frame for the conflict word, and the pre-placed
+ * queens' diagonals (global masks) it must avoid. */
+typedef struct quarter_frame {
+    int to_global1, to_global2;
+    int to_north;
+    uint64_t p1, p2;
+} quarter_frame;
+
+/*
+ * Keeps the placements of group g[0 .. len) that miss the pre-placed
+ * queens' diagonals, writing for each its conflict word (both families in
+ * the north quarter's frame, one per 32-bit half; bits that pass 31 cannot
+ * meet a north diagonal, which end at 2h - 2 <= 30, and are dropped) to cw
+ * and its signature to sig.  Returns how many were kept.  Branch-free: the
+ * outcome of the test is unpredictable, and these loops are short.
+ */
+static size_t filter_quarter(const mitm_plan *p, const quarter_frame *f, const uint64_t *g,
+                             uint32_t len, uint64_t *cw, uint64_t *sig)
+{
+    const int n = p->n, h = p->h;
+    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
+    size_t kept = 0;
+#ifdef NQ_MITM_AVX512
+    const __m128i sh1 = _mm_cvtsi32_si128(f->to_global1), sh2 = _mm_cvtsi32_si128(f->to_global2);
+    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(n - h);
+    const __m128i shw = _mm_cvtsi32_si128(2 * h - 1);
+    const __m512i low32 = _mm512_set1_epi64(0xffffffff), vm = _mm512_set1_epi64((long long)m);
+    const __m512i vp1 = _mm512_set1_epi64((long long)f->p1);
+    const __m512i vp2 = _mm512_set1_epi64((long long)f->p2);
+    for (uint32_t j = 0; j < len; j += 8) {
+        const __mmask8 live = len - j >= 8 ? 0xff : (__mmask8)((1u << (len - j)) - 1);
+        const __m512i v = _mm512_maskz_loadu_epi64(live, g + j);
+        const __m512i l1 = _mm512_and_si512(v, low32), l2 = _mm512_srli_epi64(v, 32);
+        const __m512i g1 = _mm512_sll_epi64(l1, sh1), g2 = _mm512_sll_epi64(l2, sh2);
+        const __mmask8 ok = (__mmask8)(live & ~(_mm512_test_epi64_mask(g1, vp1) |
+                                                _mm512_test_epi64_mask(g2, vp2)));
+        const __m512i c = _mm512_or_si512(
+            _mm512_and_si512(_mm512_sll_epi64(l1, shn), low32),
+            _mm512_slli_epi64(_mm512_and_si512(_mm512_sll_epi64(l2, shn), low32), 32));
+        const __m512i sg = _mm512_or_si512(
+            _mm512_and_si512(_mm512_srl_epi64(g1, shs), vm),
+            _mm512_sll_epi64(_mm512_and_si512(_mm512_srl_epi64(g2, shs), vm), shw));
+        store_lanes(cw + kept, ok, c);
+        kept += store_lanes(sig + kept, ok, sg);
+    }
+#else
+    for (uint32_t j = 0; j < len; j++) {
+        const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
+        const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
+        /* Always write, keep only when the pre-placed queens are missed. */
+        cw[kept] = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
+        sig[kept] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
+        kept += ((g1 & f->p1) | (g2 & f->p2)) == 0;
+    }
+#endif
+    return kept;
+}
+
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
- * to out[] (cap + 1
- * slots, cap >= the largest store group) and returns how many; fewer than
- * all only when out is full, and then it->done stays 0 and the next call
- * resumes.  A half-board is a north quarter placement on rows_n and a south
- * one on rows_s over complementary subsets of `avail`, neither attacking
- * the pre-placed queens (global masks p1, p2), not attacking each other.
+ * to out[] (cap + 1 slots, cap >= the largest store group) and returns how
+ * many; fewer than all only when out is full, and then it->done stays 0 and
+ * the next call resumes.  A half-board is a north quarter placement on
+ * rows_n and a south one on rows_s over complementary subsets of `avail`,
+ * neither attacking the pre-placed queens (global masks p1, p2), not
+ * attacking each other.
  *
  * Global diagonals: a queen at board (r, c) is on sum diagonal r + c and
  * difference diagonal r - c + N - 1.  A quarter at origin (r0, c0) holds
@@ -190,15 +266,20 @@ static void half_next_cols(half_iter *it, int h)
  * c0 <= N - h).  Shared diagonals (those with squares in both halves) are
  * sum diagonals N-h .. N+h-2 and difference diagonals N-h .. N+h-2; the
  * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.
+ *
+ * Both quarters' groups are first filtered against the pre-placed queens
+ * into short lists in the scratch, so the pairing loop runs without tests;
+ * a resumed call filters the same group again, identically, and goes on
+ * from the north list's it->next_i.
  */
 static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it, uint64_t p1,
                         uint64_t p2, uint64_t sig_or, uint64_t *out, size_t cap)
 {
     const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
-    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
-    /* Shifts from local to global masks, north (r0 = 0) and south (r0 = N - h). */
-    const int n_s1 = c0, n_s2 = n - h - c0;
-    const int s_s1 = south + c0, s_s2 = south - c0 + n - h;
+    /* North quarter: origin (0, c0); its frame is the north frame. */
+    const quarter_frame fn = {c0, n - h - c0, 0, p1, p2};
+    /* South quarter: origin (N - h, c0), N - h rows below the north one. */
+    const quarter_frame fs = {south + c0, south - c0 + n - h, south, p1, p2};
     size_t count = 0;
     while (!it->done) {
         if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
@@ -206,42 +287,40 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
             continue;
         }
         const uint64_t *gn, *gs = NULL;
-        const uint32_t nn = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
+        const uint32_t nn_all = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
         const uint32_t ns_all =
-            nn ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
-        size_t ns = 0;
-        for (uint32_t j = 0; j < ns_all; j++) {
-            const uint64_t l1 = gs[j] & 0xffffffffu, l2 = gs[j] >> 32;
-            const uint64_t g1 = l1 << s_s1, g2 = l2 << s_s2;
-            if ((g1 & p1) | (g2 & p2))
-                continue;
-            /* Conflict word in the north quarter's frame (rows from 0): the
-             * south quarter sits N - h rows lower, so both families shift
-             * by N - h; bits past 31 cannot meet a north diagonal (those
-             * end at 2h - 2 <= 30) and are dropped. */
-            s->south_cw[ns] = ((l1 << south) & 0xffffffffu) | ((l2 << south) & 0xffffffffu) << 32;
-            s->south_sig[ns] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
-            ns++;
-        }
-        for (uint32_t i = it->next_i; ns && i < nn; i++) {
+            nn_all ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
+        const size_t ns = filter_quarter(p, &fs, gs, ns_all, s->south_cw, s->south_sig);
+        const size_t nn = ns ? filter_quarter(p, &fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
+        for (size_t i = it->next_i; i < nn; i++) {
             if (count + ns > cap) { /* full: resume at this north placement */
-                it->next_i = i;
+                it->next_i = (uint32_t)i;
                 return count;
             }
-            const uint64_t l1 = gn[i] & 0xffffffffu, l2 = gn[i] >> 32;
-            const uint64_t g1 = l1 << n_s1, g2 = l2 << n_s2;
-            if ((g1 & p1) | (g2 & p2))
-                continue;
-            const uint64_t cw = gn[i]; /* north frame: the local masks themselves */
-            const uint64_t sig =
-                (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1) | sig_or;
+            const uint64_t cw = s->north_cw[i], sig = s->north_sig[i] | sig_or;
             /* Pairing loop: rows and columns are disjoint by construction,
-             * one AND tests both diagonal families.  Branch-free: always
-             * write, advance only when compatible (out has a spare slot). */
+             * one AND tests both diagonal families. */
+#ifdef NQ_MITM_AVX512
+            /* Eight south placements at a time (one pass for most groups):
+             * the compatible lanes are packed and stored, never past
+             * count + ns <= cap. */
+            const __m512i vcw = _mm512_set1_epi64((long long)cw);
+            const __m512i vsig = _mm512_set1_epi64((long long)sig);
+            for (size_t j = 0; j < ns; j += 8) {
+                const __mmask8 live = ns - j >= 8 ? 0xff : (__mmask8)((1u << (ns - j)) - 1);
+                const __m512i scw = _mm512_maskz_loadu_epi64(live, s->south_cw + j);
+                const __mmask8 fits = _mm512_mask_testn_epi64_mask(live, vcw, scw);
+                const __m512i ssig = _mm512_maskz_loadu_epi64(live, s->south_sig + j);
+                count += store_lanes(out + count, fits, _mm512_or_si512(vsig, ssig));
+            }
+#else
+            /* Branch-free: always write, advance only when compatible (out
+             * has a spare slot). */
             for (size_t j = 0; j < ns; j++) {
                 out[count] = sig | s->south_sig[j];
                 count += (cw & s->south_cw[j]) == 0;
             }
+#endif
         }
         half_next_cols(it, h);
     }
@@ -296,18 +375,6 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
  * signature is the anti-diagonal (sum diagonal N - 1), bit 3h - 2 the main
  * diagonal (difference diagonal N - 1).
  */
-#ifdef NQ_MITM_AVX512
-/* Stores the lanes of v selected by m, packed, at to; returns how many.  A
- * compress in a register and a store of just that many lanes: a compress
- * straight to memory is microcoded on some cores. */
-static inline size_t store_lanes(uint64_t *to, __mmask8 m, __m512i v)
-{
-    const int k = __builtin_popcount(m);
-    _mm512_mask_storeu_epi64(to, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64(m, v));
-    return (size_t)k;
-}
-#endif
-
 typedef struct diag_split {
     size_t none, one; /* none of class 0 first, then `one` of class 1, then class 2 */
 } diag_split;

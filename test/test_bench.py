@@ -107,6 +107,30 @@ class Sweep(unittest.TestCase):
             self.assertAlmostEqual(c["efficiency"], c["speedup"] / c["threads"], delta=1e-4)
 
 
+class PeakMemory(unittest.TestCase):
+    def test_peak_per_case(self):
+        """mitm at N=18 holds its 7.3 MiB quarter store (915k placements x 8
+        bytes); N=10 needs next to nothing.  (Cases run in increasing N, so
+        this cannot tell a per-run peak from the process's; that the reset
+        works was checked by hand, see README.)"""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "peak.csv")
+            p = run("--n", "18,10", "--threads", "1", "--engine", "mitm", "--repeat", "1",
+                    "--warmup", "0", "--csv", path)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            col = lines[0].split().index("peak_MiB")
+            shown = {int(l.split()[1]): float(l.split()[col]) for l in lines[1:]}
+            with open(path) as f:
+                rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+        peak = {int(r["n"]): int(r["peak_kib"]) for r in rows}
+        self.assertEqual(sorted(peak), [10, 18])
+        for n in peak:
+            self.assertAlmostEqual(shown[n], peak[n] / 1024, delta=0.06)
+        self.assertGreater(peak[18], 7 * 1024)
+        self.assertLess(peak[10], peak[18] - 7 * 1024)
+
+
 class Modes(unittest.TestCase):
     def test_profile(self):
         p = run("--profile", "--n", "10", "--threads", "1,2", "--repeat", "1")
