@@ -1,8 +1,9 @@
 /*
  * test_slow.c - the large boards for every parallel engine: N = 16, 17 for
  * mirror and full (with unique counts), N = 16..18 and 20 for mitm, on
- * several thread counts.  N = 20 (about 80 s on 2 cores) is the first board
- * whose signatures take the join's 7-bit chunks.  Suite 'slow': `meson test --suite slow`, not by default.
+ * several thread counts.  N = 20 (about 75 s on 2 cores) is the first board
+ * whose signatures take the join's wide (8-bit) chunks.  Suite 'slow':
+ * `meson test --suite slow`, not by default.
  */
 #include <setjmp.h>
 #include <stdarg.h>
