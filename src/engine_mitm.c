@@ -687,6 +687,11 @@ static int mitm_plan_job(nq_job *job, const nq_settings *s)
     job->split_depth = 0;
     uint64_t id = nq_hash_bytes(NQ_HASH_SEED, "mitm", 4);
     id = nq_hash_bytes(id, &job->n, sizeof job->n);
+    /* What a unit counts is part of the identity: since the main-diagonal
+     * weighting, an even-N unit counts v-weighted solutions, so a journal
+     * of unit counts from before it must be refused, never mixed in. */
+    if (!(job->n & 1) && job->n >= NQ_MITM_MIN_N)
+        id = nq_hash_bytes(id, "v-weighted", 10);
     if (job->n < NQ_MITM_MIN_N) {
         p->tiny = 1;
         job->units = 1;
