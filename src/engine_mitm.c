@@ -605,51 +605,80 @@ static uint64_t central_binomial(int h)
     return c;
 }
 
-/* Fills the E lists, pairs and the scratch caps.  Returns 0 or NQ_ENOMEM. */
-static int plan_units(mitm_plan *p)
+/* What plan_units learns about one E (see there). */
+static size_t east_bound(const mitm_plan *p, uint32_t e)
 {
     const int h = p->h;
-    const uint32_t full = (UINT32_C(1) << 2 * h) - 1, hm = (UINT32_C(1) << h) - 1;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const int k = __builtin_popcount(e & hm);
+    size_t bound = 0;
+    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
+        const uint64_t *g;
+        const size_t a = nq_quarter_group(&p->qs, e & hm, cols, &g);
+        bound += a * nq_quarter_group(&p->qs, e >> h, hm & ~cols, &g);
+        if (k == 0 || cols >= (hm & ~(hm >> k)))
+            break;
+    }
+    return bound;
+}
+
+/* Size of E's orbit under the north-south and east-west reflections when E
+ * is its least member (the one solved), else 0. */
+static uint8_t canon_weight_of(uint32_t e, int h)
+{
+    const uint32_t full = (UINT32_C(1) << 2 * h) - 1;
+    const uint32_t orbit[4] = {e, mirror_rows(e, h), ~e & full, mirror_rows(~e & full, h)};
+    uint8_t distinct = 0;
+    for (int a = 0; a < 4; a++) {
+        if (orbit[a] < e)
+            return 0;
+        int seen = 0;
+        for (int b = 0; b < a; b++)
+            seen |= orbit[b] == orbit[a];
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+/*
+ * Fills the E lists, pairs and the scratch caps.  Returns 0 or NQ_ENOMEM.
+ * Every E (h of the 2h quarter rows) is listed in increasing order; each
+ * is then looked at independently, in parallel from h = 8 on: whether it
+ * is the least of its orbit (and so a unit, weighted by the orbit's size),
+ * and a bound on its east half-boards -- every pair of groups, before the
+ * diagonal test.  The west side of E is the east side of its complement,
+ * also in the list, so the largest bound covers both sides.
+ */
+static int plan_units(mitm_plan *p, int threads)
+{
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
     const uint64_t nall = central_binomial(h);
     p->canon = malloc(nall * sizeof *p->canon);
     p->canon_weight = malloc(nall);
     if (!p->canon || !p->canon_weight)
         return NQ_ENOMEM;
+    /* Every E first, in order, with its orbit weight in canon_weight (0:
+     * not a unit); compacted to the units afterwards. */
+    uint64_t i = 0;
+    for (uint32_t e = hm; i < nall; e = next_same_popcount(e))
+        p->canon[i++] = e;
     size_t cap = 0;
-    for (uint32_t e = hm;; e = next_same_popcount(e)) {
-        const uint32_t orbit[4] = {e, mirror_rows(e, h), ~e & full, mirror_rows(~e & full, h)};
-        uint32_t min = e, distinct = 0;
-        for (int a = 0; a < 4; a++) {
-            int seen = 0;
-            for (int b = 0; b < a; b++)
-                seen |= orbit[b] == orbit[a];
-            distinct += !seen;
-            if (orbit[a] < min)
-                min = orbit[a];
-        }
-        if (min == e) {
-            p->canon[p->ncanon] = e;
-            p->canon_weight[p->ncanon++] = (uint8_t)distinct;
-        }
-        /* Bound on this E's east half-boards: every pair of groups, before
-         * the diagonal test.  The west side of E is the east side of its
-         * complement, also in the list, so the maximum covers both. */
-        const int k = __builtin_popcount(e & hm);
-        size_t bound = 0;
-        uint32_t cols = (UINT32_C(1) << k) - 1;
-        for (;;) {
-            const uint64_t *g;
-            const size_t a = nq_quarter_group(&p->qs, e & hm, cols, &g);
-            bound += a * nq_quarter_group(&p->qs, e >> h, hm & ~cols, &g);
-            if (k == 0 || cols >= (hm & ~(hm >> k)))
-                break;
-            cols = next_same_popcount(cols);
-        }
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
+#endif
+    for (long j = 0; j < (long)nall; j++) {
+        p->canon_weight[j] = canon_weight_of(p->canon[j], h);
+        const size_t bound = east_bound(p, p->canon[j]);
         if (bound > cap)
             cap = bound;
-        if (e == (hm << h))
-            break;
     }
+    for (uint64_t j = 0; j < nall; j++)
+        if (p->canon_weight[j]) {
+            p->canon[p->ncanon] = p->canon[j];
+            p->canon_weight[p->ncanon++] = p->canon_weight[j];
+        }
     p->half_cap = cap;
     for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
         if (p->qs.start[k + 1] - p->qs.start[k] > p->group_cap)
@@ -699,9 +728,9 @@ static int mitm_plan_job(nq_job *job, const nq_settings *s)
         return 0;
     }
     p->sig_bits = 4 * p->h - 2;
-    int ret = nq_quarter_store_build(&p->qs, p->h);
+    int ret = nq_quarter_store_build(&p->qs, p->h, job->threads);
     if (ret == 0)
-        ret = plan_units(p);
+        ret = plan_units(p, job->threads);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = scratch_bytes_for(p->n, p->half_cap, p->group_cap);

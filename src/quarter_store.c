@@ -5,6 +5,12 @@
  * placements of each (rows, cols) group, the second writes them in place
  * after a prefix sum.  Walking twice costs a little time but never holds
  * the placements twice, which matters at h = 11 (67 million of them).
+ *
+ * From h = 8 on, both walks run in parallel, one task per choice for the
+ * first two rows; tasks meet only in the shared counters, which they bump
+ * atomically.  The order of the placements within a group then depends on
+ * timing; nothing depends on that order (a unit's count is a sum over
+ * pairs), and sorting the groups to fix it cost as much as the walks.
  */
 #include <stdlib.h>
 
@@ -17,20 +23,37 @@ static const uint64_t known_placements[] = {
     1, 2, 5, 18, 87, 462, 2635, 16870, 118969, 915442, 7535369, 66807234,
 };
 
+/* Smallest side built in parallel: below it the store takes well under a
+ * millisecond. */
+#define NQ_QUARTER_PARALLEL_H 8
+
 typedef struct walk {
     int h;
     int fill;          /* 0: count into start[key + 1]; 1: write diag[] */
+    int shared;        /* other threads walk too: bump counters atomically */
     uint32_t *start;
     uint64_t *diag;
 } walk;
 
+/* A placement of the first rows: where a task's walk starts. */
+typedef struct prefix {
+    uint32_t rows, cols, d1, d2;
+} prefix;
+
 /* Visits every placement on rows i..h-1 extending (rows, cols, d1, d2). */
-static void walk_rows(walk *w, int i, uint32_t rows, uint32_t cols, uint32_t d1, uint32_t d2)
+static void walk_rows(const walk *w, int i, uint32_t rows, uint32_t cols, uint32_t d1, uint32_t d2)
 {
     if (i == w->h) {
         const uint32_t key = rows << w->h | cols;
-        if (w->fill)
-            w->diag[w->start[key]++] = (uint64_t)d1 | (uint64_t)d2 << 32;
+        const uint64_t placement = (uint64_t)d1 | (uint64_t)d2 << 32;
+        /* Relaxed atomics: tasks share only these counters, and the end of
+         * the parallel region orders them before anyone reads them. */
+        if (w->shared && w->fill)
+            w->diag[__atomic_fetch_add(&w->start[key], 1, __ATOMIC_RELAXED)] = placement;
+        else if (w->shared)
+            __atomic_fetch_add(&w->start[key + 1], 1, __ATOMIC_RELAXED);
+        else if (w->fill)
+            w->diag[w->start[key]++] = placement;
         else
             w->start[key + 1]++;
         return;
@@ -42,6 +65,49 @@ static void walk_rows(walk *w, int i, uint32_t rows, uint32_t cols, uint32_t d1,
         if (!(cols >> j & 1) && !(d1 & s) && !(d2 & d))
             walk_rows(w, i + 1, rows | UINT32_C(1) << i, cols | UINT32_C(1) << j, d1 | s, d2 | d);
     }
+}
+
+/* Lists into out[] (room for (h + 1)^2) the placements on rows 0 and 1,
+ * each row empty or holding one queen; returns how many.  Needs h >= 2. */
+static int first_two_rows(int h, prefix *out)
+{
+    int count = 0;
+    for (int j0 = -1; j0 < h; j0++)     /* -1: row 0 empty */
+        for (int j1 = -1; j1 < h; j1++) { /* -1: row 1 empty */
+            prefix p = {0, 0, 0, 0};
+            int ok = 1;
+            for (int i = 0; i < 2; i++) {
+                const int j = i ? j1 : j0;
+                if (j < 0)
+                    continue;
+                const uint32_t s = UINT32_C(1) << (i + j), d = UINT32_C(1) << (i - j + h - 1);
+                ok &= !(p.cols >> j & 1) && !(p.d1 & s) && !(p.d2 & d);
+                p.rows |= UINT32_C(1) << i;
+                p.cols |= UINT32_C(1) << j;
+                p.d1 |= s;
+                p.d2 |= d;
+            }
+            if (ok)
+                out[count++] = p;
+        }
+    return count;
+}
+
+/* One walk over the whole board, split over `threads` when h is large. */
+static void walk_all(walk *w, int threads)
+{
+    w->shared = w->h >= NQ_QUARTER_PARALLEL_H && threads > 1;
+    if (!w->shared) {
+        walk_rows(w, 0, 0, 0, 0, 0);
+        return;
+    }
+    prefix firsts[(NQ_QUARTER_MAX_H + 1) * (NQ_QUARTER_MAX_H + 1)];
+    const int count = first_two_rows(w->h, firsts);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+    for (int t = 0; t < count; t++)
+        walk_rows(w, 2, firsts[t].rows, firsts[t].cols, firsts[t].d1, firsts[t].d2);
 }
 
 uint64_t nq_quarter_store_placements(int h)
@@ -59,7 +125,7 @@ size_t nq_quarter_store_bytes(int h)
            (size_t)nq_quarter_store_placements(h) * sizeof(uint64_t);
 }
 
-int nq_quarter_store_build(nq_quarter_store *qs, int h)
+int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
 {
     qs->h = h;
     qs->placements = 0;
@@ -74,7 +140,7 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h)
     if (!qs->start)
         return NQ_ENOMEM;
     walk w = {.h = h, .fill = 0, .start = qs->start};
-    walk_rows(&w, 0, 0, 0, 0, 0);
+    walk_all(&w, threads);
     for (size_t k = 0; k < keys; k++) /* start[k + 1] = end of group k */
         qs->start[k + 1] += qs->start[k];
     qs->placements = qs->start[keys];
@@ -85,7 +151,7 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h)
     }
     w.fill = 1;
     w.diag = qs->diag;
-    walk_rows(&w, 0, 0, 0, 0, 0);
+    walk_all(&w, threads);
     /* The fill advanced start[k] to the end of group k, which is where
      * group k + 1 starts: shift back by one slot. */
     for (size_t k = keys; k > 0; k--)

@@ -267,7 +267,7 @@ static void test_quarter_store(void **state)
     (void)state;
     for (int h = 0; h <= 7; h++) {
         nq_quarter_store qs;
-        assert_int_equal(nq_quarter_store_build(&qs, h), 0);
+        assert_int_equal(nq_quarter_store_build(&qs, h, 1), 0);
         assert_true(qs.placements == nq_quarter_store_placements(h));
         uint64_t sum = 0;
         for (uint32_t rows = 0; rows < (UINT32_C(1) << h); rows++)
@@ -289,6 +289,35 @@ static void test_quarter_store(void **state)
             }
         assert_true(sum == qs.placements);
         nq_quarter_store_free(&qs);
+    }
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* From h = 8 the store is built in parallel: any thread count gives the
+ * same groups with the same placements (in an order that may differ). */
+static void test_quarter_store_threads(void **state)
+{
+    (void)state;
+    for (int h = 8; h <= 9; h++) {
+        nq_quarter_store one, many;
+        assert_int_equal(nq_quarter_store_build(&one, h, 1), 0);
+        assert_int_equal(nq_quarter_store_build(&many, h, 3), 0);
+        const size_t keys = (size_t)1 << 2 * h;
+        assert_true(one.placements == many.placements);
+        assert_memory_equal(one.start, many.start, (keys + 1) * sizeof *one.start);
+        for (size_t k = 0; k < keys; k++) {
+            const size_t at = one.start[k], len = one.start[k + 1] - at;
+            qsort(one.diag + at, len, sizeof *one.diag, compare_u64);
+            qsort(many.diag + at, len, sizeof *many.diag, compare_u64);
+        }
+        assert_memory_equal(one.diag, many.diag, one.placements * sizeof *one.diag);
+        nq_quarter_store_free(&one);
+        nq_quarter_store_free(&many);
     }
 }
 
@@ -347,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_quarter_store),
+        cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
