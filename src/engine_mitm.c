@@ -420,11 +420,12 @@ static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h
 #else
     for (size_t i = 0; i < len; i++) {
         const uint64_t v = src[i];
-        const int ca = (v & bit_a) != 0, cd = (v & bit_d) != 0;
-        /* Select the write position without a branch. */
-        const int cls = ca + cd;
-        const size_t to = cls == 0 ? at0 : cls == 1 ? at1 : at2;
-        dst[to] = (v & low) | (v & mid) >> 1 | (v & high) >> 2;
+        const size_t cls = ((v & bit_a) != 0) + ((v & bit_d) != 0);
+        /* The write position by masks, not branches: 0 - (cls == k) is all
+         * ones exactly when the class is k. */
+        const size_t is1 = 0 - (size_t)(cls == 1), is2 = 0 - (size_t)(cls == 2);
+        const uint64_t narrowed = (v & low) | (v & mid) >> 1 | (v & high) >> 2;
+        dst[at0 + ((at1 - at0) & is1) + ((at2 - at0) & is2)] = narrowed;
         at0 += cls == 0;
         at1 += cls == 1;
         at2 += cls == 2;
