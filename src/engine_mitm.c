@@ -72,6 +72,10 @@ static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
 
 size_t nq_mitm_batch_limit;
 
+/* Levels of nq_join_count_split() in every join: at N = 20 and 21, 2 to 4
+ * levels measured alike and 20-25% faster than none. */
+#define NQ_MITM_SPLIT_DEPTH 3
+
 typedef struct mitm_plan {
     int n, h;
     int tiny;            /* N < NQ_MITM_MIN_N: one unit, trivial search */
@@ -444,7 +448,7 @@ typedef struct unit_join {
     size_t nw, ne;
     int west_whole;
     int diagonals;           /* even N: main-diagonal classes (see diag_split) */
-    const uint64_t *west_cut; /* west_whole and diagonals: the west halves split */
+    uint64_t *west_cut;      /* west_whole and diagonals: the west halves split */
     diag_split west_split;
     uint64_t *spare;         /* then: the buffer free for splitting east batches */
     uint64_t pairs;
@@ -452,17 +456,21 @@ typedef struct unit_join {
 
 /* The weighted count of the split east list e and west list w (even N):
  * pairs with v = 1 (class 0 with classes 0 and 1, class 1 with class 0) and
- * with v = 2 (class 0 with class 2, either way round). */
-static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, const uint64_t *e,
-                               size_t ne, diag_split es, const uint64_t *w, size_t nw,
-                               diag_split ws)
+ * with v = 2 (class 0 with class 2, either way round).  Each join takes
+ * whole classes, never two at once: the joins reorder their lists, and the
+ * classes must stay where diag_split says for the next east batch. */
+static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, uint64_t *e, size_t ne,
+                               diag_split es, uint64_t *w, size_t nw, diag_split ws)
 {
-    const size_t e2 = ne - es.none - es.one, w2 = nw - ws.none - ws.one;
+    const int D = NQ_MITM_SPLIT_DEPTH;
+    uint64_t *e1 = e + es.none, *e2 = e1 + es.one, *w1 = w + ws.none, *w2 = w1 + ws.one;
+    const size_t ne2 = ne - es.none - es.one, nw2 = nw - ws.none - ws.one;
     const int bits = p->sig_bits - 2;
-    return nq_join_count(e, es.none, w, ws.none + ws.one, bits, js) +
-           2 * nq_join_count(e, es.none, w + ws.none + ws.one, w2, bits, js) +
-           nq_join_count(e + es.none, es.one, w, ws.none, bits, js) +
-           2 * nq_join_count(e + es.none + es.one, e2, w, ws.none, bits, js);
+    return nq_join_count_split(e, es.none, w, ws.none, bits, D, js) +
+           nq_join_count_split(e, es.none, w1, ws.one, bits, D, js) +
+           2 * nq_join_count_split(e, es.none, w2, nw2, bits, D, js) +
+           nq_join_count_split(e1, es.one, w, ws.none, bits, D, js) +
+           2 * nq_join_count_split(e2, ne2, w, ws.none, bits, D, js);
 }
 
 /* Joins the gathered east halves with every west half and empties them.
@@ -481,7 +489,8 @@ static void flush_east(unit_join *u)
             u->pairs += join_diagonals(p, s->js, u->spare, u->ne, es, u->west_cut, u->nw,
                                        u->west_split);
         } else {
-            u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
+            u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
+                                            NQ_MITM_SPLIT_DEPTH, s->js);
         }
     } else {
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
@@ -496,7 +505,8 @@ static void flush_east(unit_join *u)
                 const diag_split ws = split_by_main_diagonals(s->west, u->nw, p->h, s->east);
                 u->pairs += join_diagonals(p, s->js, s->split, u->ne, es, s->east, u->nw, ws);
             } else {
-                u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
+                u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
+                                                NQ_MITM_SPLIT_DEPTH, s->js);
             }
         }
     }

@@ -45,6 +45,15 @@ typedef struct nq_join_scratch {
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        nq_join_scratch *js);
 
+/*
+ * The same count as nq_join_count(), after cutting the lists on up to
+ * `depth` signature bits, each chosen as the bit the most pairs share (a
+ * pair sharing it is incompatible, so those pairs are skipped wholesale).
+ * Reorders a[] and b[] in place; only lists long enough gain (see join.c).
+ */
+uint64_t nq_join_count_split(uint64_t *a, size_t na, uint64_t *b, size_t nb, int bits, int depth,
+                             nq_join_scratch *js);
+
 /* The same count by the obvious double loop: the reference for tests. */
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
 

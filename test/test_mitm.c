@@ -244,6 +244,54 @@ static void test_join_kernel(void **state)
     free(js);
 }
 
+/* The split join equals the naive double loop at every depth, on lists
+ * long enough to be split (and it only reorders them). */
+static void test_join_split(void **state)
+{
+    (void)state;
+    static const size_t sizes[][2] = {{2048, 2048}, {5000, 2100}, {2100, 7000}, {3000, 100}};
+    static const int bits[] = {20, 36, 38, 64};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(7000 * sizeof *a), *b = malloc(7000 * sizeof *b);
+    uint64_t *a2 = malloc(7000 * sizeof *a), *b2 = malloc(7000 * sizeof *b);
+    assert_non_null(js);
+    assert_true(a && b && a2 && b2);
+    uint64_t x = 777;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
+            const size_t na = sizes[i][0], nb = sizes[i][1];
+            random_sigs(a, na, bits[k], 2 + (int)(i + k) % 3, &x);
+            random_sigs(b, nb, bits[k], 2 + (int)(i + k) % 3, &x);
+            const uint64_t want = nq_join_count_naive(a, na, b, nb);
+            uint64_t sum_a = 0, sum_b = 0;
+            for (size_t t = 0; t < na; t++)
+                sum_a += a[t] * 0x9e3779b97f4a7c15u;
+            for (size_t t = 0; t < nb; t++)
+                sum_b += b[t] * 0x9e3779b97f4a7c15u;
+            for (int depth = 0; depth <= 4; depth++) {
+                memcpy(a2, a, na * sizeof *a);
+                memcpy(b2, b, nb * sizeof *b);
+                const uint64_t got = nq_join_count_split(a2, na, b2, nb, bits[k], depth, js);
+                if (got != want)
+                    fail_msg("split join %zu x %zu, %d bits, depth %d: %llu, expected %llu", na,
+                             nb, bits[k], depth, (unsigned long long)got,
+                             (unsigned long long)want);
+                /* Same members afterwards (an order-free checksum). */
+                uint64_t check_a = 0, check_b = 0;
+                for (size_t t = 0; t < na; t++)
+                    check_a += a2[t] * 0x9e3779b97f4a7c15u;
+                for (size_t t = 0; t < nb; t++)
+                    check_b += b2[t] * 0x9e3779b97f4a7c15u;
+                assert_true(check_a == sum_a && check_b == sum_b);
+            }
+        }
+    free(a);
+    free(b);
+    free(a2);
+    free(b2);
+    free(js);
+}
+
 /* Non-attacking placements on the h x h board using exactly the rows and
  * columns given, counted by assigning columns to rows from the top. */
 static uint64_t placements_on(int h, uint32_t rows, uint32_t cols, int i, uint64_t d1, uint64_t d2)
@@ -375,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_unit_weights),
         cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_join_kernel),
+        cmocka_unit_test(test_join_split),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_limits),
