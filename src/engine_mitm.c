@@ -462,15 +462,15 @@ typedef struct unit_join {
 static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, uint64_t *e, size_t ne,
                                diag_split es, uint64_t *w, size_t nw, diag_split ws)
 {
-    const int D = NQ_MITM_SPLIT_DEPTH;
+    const int depth = NQ_MITM_SPLIT_DEPTH;
     uint64_t *e1 = e + es.none, *e2 = e1 + es.one, *w1 = w + ws.none, *w2 = w1 + ws.one;
     const size_t ne2 = ne - es.none - es.one, nw2 = nw - ws.none - ws.one;
     const int bits = p->sig_bits - 2;
-    return nq_join_count_split(e, es.none, w, ws.none, bits, D, js) +
-           nq_join_count_split(e, es.none, w1, ws.one, bits, D, js) +
-           2 * nq_join_count_split(e, es.none, w2, nw2, bits, D, js) +
-           nq_join_count_split(e1, es.one, w, ws.none, bits, D, js) +
-           2 * nq_join_count_split(e2, ne2, w, ws.none, bits, D, js);
+    return nq_join_count_split(e, es.none, w, ws.none, bits, depth, js) +
+           nq_join_count_split(e, es.none, w1, ws.one, bits, depth, js) +
+           2 * nq_join_count_split(e, es.none, w2, nw2, bits, depth, js) +
+           nq_join_count_split(e1, es.one, w, ws.none, bits, depth, js) +
+           2 * nq_join_count_split(e2, ne2, w, ws.none, bits, depth, js);
 }
 
 /* Joins the gathered east halves with every west half and empties them.
