@@ -27,12 +27,19 @@
 
 #include "join.h"
 
-#if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__)
+/*
+ * Kernels.  On x86-64 the AVX-512 and AVX2 kernels are always compiled,
+ * each for its own instruction set (a target attribute), and the first
+ * join picks the best one this CPU runs: so a portable build (no
+ * -march=native) still joins with AVX-512 or AVX2 where the machine has
+ * them.  The scalar kernel serves every other CPU.  The rest of the file
+ * is plain C.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define NQ_JOIN_AVX512 1
-#elif defined(__AVX2__)
-#include <immintrin.h>
-#define NQ_JOIN_AVX2 1
+#define NQ_JOIN_X86 1
+#define NQ_AVX512_FN __attribute__((target("avx512f,avx512vpopcntdq")))
+#define NQ_AVX2_FN __attribute__((target("avx2")))
 #endif
 
 /* Below this many pairs, building tables costs more than it saves. */
@@ -53,14 +60,27 @@ uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, si
     return count;
 }
 
-/* Fills js->table for the block b[0 .. len), len <= NQ_JOIN_BLOCK, for
- * chunks 0 .. nch-1 of cbits bits each. */
-static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
+/* Transposes the block b[0 .. len) into js->occ rows 0 .. rows-1: member i
+ * goes into occ[j] for each bit j it has. */
+static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
 {
-    const int rows = nch * cbits;
-#ifdef NQ_JOIN_AVX512
-    /* Transpose 64 members at a time: vptestmq gives, for 8 members, which
-     * have bit j; eight of those make the 64-bit word of occ[j]. */
+    memset(js->occ, 0, (size_t)rows * sizeof js->occ[0]);
+    for (size_t i = 0; i < len; i++) {
+        uint64_t s = b[i];
+        const uint64_t bit = UINT64_C(1) << (i & 63);
+        while (s) {
+            js->occ[__builtin_ctzll(s)][i >> 6] |= bit;
+            s &= s - 1; /* clears the lowest set bit */
+        }
+    }
+}
+
+#ifdef NQ_JOIN_X86
+/* The same, 64 members at a time: vptestmq gives, for 8 members, which
+ * have bit j; eight of those make the 64-bit word of occ[j]. */
+NQ_AVX512_FN static void transpose_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
+                                          int rows)
+{
     for (int w = 0; w < NQ_JOIN_WORDS; w++) {
         const size_t lo = (size_t)w * 64;
         if (len <= lo) {
@@ -87,18 +107,22 @@ static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int 
             js->occ[j][w] = word;
         }
     }
-#else
-    memset(js->occ, 0, (size_t)rows * sizeof js->occ[0]);
-    /* Transpose: member i goes into occ[j] for each bit j it has. */
-    for (size_t i = 0; i < len; i++) {
-        uint64_t s = b[i];
-        const uint64_t bit = UINT64_C(1) << (i & 63);
-        while (s) {
-            js->occ[__builtin_ctzll(s)][i >> 6] |= bit;
-            s &= s - 1; /* clears the lowest set bit */
-        }
-    }
+}
 #endif
+
+/* Fills js->table for the block b[0 .. len), len <= NQ_JOIN_BLOCK, for
+ * chunks 0 .. nch-1 of cbits bits each. */
+static void build_block(nq_join_scratch *js, enum nq_join_kernel kernel, const uint64_t *b,
+                        size_t len, int nch, int cbits)
+{
+    const int rows = nch * cbits;
+#ifdef NQ_JOIN_X86
+    if (kernel == NQ_JOIN_KERNEL_AVX512)
+        transpose_avx512(js, b, len, rows);
+    else
+#endif
+        transpose_scalar(js, b, len, rows);
+    (void)kernel;
     uint64_t valid[NQ_JOIN_WORDS];
     for (int w = 0; w < NQ_JOIN_WORDS; w++) {
         const size_t lo = (size_t)w * 64;
@@ -121,13 +145,36 @@ static void build_block(nq_join_scratch *js, const uint64_t *b, size_t len, int 
     }
 }
 
-/* The hot loop: sum over queries of |compatible members of the block|.
- * Inlined per constant nch so the chunk loop is fully unrolled. */
+/*
+ * The hot loop, one per kernel: the sum over queries of the number of the
+ * block's members compatible with each.  Inlined per constant nch (see
+ * NQ_JOIN_SPECIALIZE) so the chunk loop is fully unrolled.
+ */
 static inline __attribute__((always_inline)) uint64_t
-block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
+block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
 {
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
-#ifdef NQ_JOIN_AVX512
+    uint64_t total = 0;
+    for (size_t i = 0; i < nq; i++) {
+        const uint64_t s = q[i];
+        uint64_t acc[NQ_JOIN_WORDS];
+        memcpy(acc, js->table[0][s & cmask], sizeof acc);
+        for (int c = 1; c < nch; c++) {
+            const uint64_t *t = js->table[c][(s >> (cbits * c)) & cmask];
+            for (int w = 0; w < NQ_JOIN_WORDS; w++)
+                acc[w] &= t[w];
+        }
+        for (int w = 0; w < NQ_JOIN_WORDS; w++)
+            total += (uint64_t)__builtin_popcountll(acc[w]);
+    }
+    return total;
+}
+
+#ifdef NQ_JOIN_X86
+NQ_AVX512_FN static inline __attribute__((always_inline)) uint64_t
+block_queries_avx512(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
+{
+    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     __m512i sum = _mm512_setzero_si512();
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
@@ -139,11 +186,16 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
     }
     return (uint64_t)_mm512_reduce_add_epi64(sum);
-#elif defined(NQ_JOIN_AVX2)
-    /* AVX2 has no vector popcount: count each byte's bits by looking up
-     * both nibbles (vpshufb), add the two 256-bit halves, and sum the byte
-     * counts across queries -- at most 16 per query, so 15 queries fit a
-     * byte -- before widening them (vpsadbw) into 64-bit lanes. */
+}
+
+/* AVX2 has no vector popcount: count each byte's bits by looking up both
+ * nibbles (vpshufb), add the two 256-bit halves, and sum the byte counts
+ * across queries -- at most 16 per query, so 15 queries fit a byte --
+ * before widening them (vpsadbw) into 64-bit lanes. */
+NQ_AVX2_FN static inline __attribute__((always_inline)) uint64_t
+block_queries_avx2(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
+{
+    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                                  0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low4 = _mm256_set1_epi8(0x0f);
@@ -172,36 +224,100 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
     }
     return (uint64_t)_mm256_extract_epi64(sum, 0) + (uint64_t)_mm256_extract_epi64(sum, 1) +
            (uint64_t)_mm256_extract_epi64(sum, 2) + (uint64_t)_mm256_extract_epi64(sum, 3);
-#else
-    uint64_t total = 0;
-    for (size_t i = 0; i < nq; i++) {
-        const uint64_t s = q[i];
-        uint64_t acc[NQ_JOIN_WORDS];
-        memcpy(acc, js->table[0][s & cmask], sizeof acc);
-        for (int c = 1; c < nch; c++) {
-            const uint64_t *t = js->table[c][(s >> (cbits * c)) & cmask];
-            for (int w = 0; w < NQ_JOIN_WORDS; w++)
-                acc[w] &= t[w];
-        }
-        for (int w = 0; w < NQ_JOIN_WORDS; w++)
-            total += (uint64_t)__builtin_popcountll(acc[w]);
-    }
-    return total;
+}
 #endif
+
+/* The chunk layouts the engine uses, each with its loop unrolled. */
+#define NQ_JOIN_SPECIALIZE(kernel)                                                                 \
+    do {                                                                                           \
+        if (cbits == 6 && nch == 5)                                                                \
+            return kernel(js, q, nq, 5, 6); /* N = 16, 17 */                                       \
+        if (cbits == 6 && nch == 6)                                                                \
+            return kernel(js, q, nq, 6, 6); /* N = 18, 19 */                                       \
+        if (cbits == 7 && nch == 6)                                                                \
+            return kernel(js, q, nq, 6, 7); /* N = 23 */                                           \
+        if (cbits == 8 && nch == 5)                                                                \
+            return kernel(js, q, nq, 5, 8); /* N = 20 .. 22 */                                     \
+        return kernel(js, q, nq, nch, cbits);                                                      \
+    } while (0)
+
+static uint64_t queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch,
+                               int cbits)
+{
+    NQ_JOIN_SPECIALIZE(block_queries_scalar);
 }
 
-static uint64_t block_queries_any(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch,
-                                  int cbits)
+#ifdef NQ_JOIN_X86
+NQ_AVX512_FN static uint64_t queries_avx512(const nq_join_scratch *js, const uint64_t *q,
+                                            size_t nq, int nch, int cbits)
 {
-    if (cbits == 6 && nch == 5)
-        return block_queries(js, q, nq, 5, 6); /* N = 16, 17 */
-    if (cbits == 6 && nch == 6)
-        return block_queries(js, q, nq, 6, 6); /* N = 18, 19 */
-    if (cbits == 7 && nch == 6)
-        return block_queries(js, q, nq, 6, 7); /* N = 23 */
-    if (cbits == 8 && nch == 5)
-        return block_queries(js, q, nq, 5, 8); /* N = 20 .. 22 */
-    return block_queries(js, q, nq, nch, cbits);
+    NQ_JOIN_SPECIALIZE(block_queries_avx512);
+}
+
+NQ_AVX2_FN static uint64_t queries_avx2(const nq_join_scratch *js, const uint64_t *q, size_t nq,
+                                        int nch, int cbits)
+{
+    NQ_JOIN_SPECIALIZE(block_queries_avx2);
+}
+#endif
+
+static uint64_t block_queries(const nq_join_scratch *js, enum nq_join_kernel kernel,
+                              const uint64_t *q, size_t nq, int nch, int cbits)
+{
+#ifdef NQ_JOIN_X86
+    if (kernel == NQ_JOIN_KERNEL_AVX512)
+        return queries_avx512(js, q, nq, nch, cbits);
+    if (kernel == NQ_JOIN_KERNEL_AVX2)
+        return queries_avx2(js, q, nq, nch, cbits);
+#endif
+    (void)kernel;
+    return queries_scalar(js, q, nq, nch, cbits);
+}
+
+int nq_join_kernel_supported(enum nq_join_kernel kernel)
+{
+    switch (kernel) {
+    case NQ_JOIN_KERNEL_SCALAR:
+        return 1;
+#ifdef NQ_JOIN_X86
+    case NQ_JOIN_KERNEL_AVX2:
+        return __builtin_cpu_supports("avx2");
+    case NQ_JOIN_KERNEL_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+#endif
+    default:
+        return 0;
+    }
+}
+
+/* The kernel joins run with: -1 until the first join picks the best this
+ * CPU supports.  Relaxed atomics: every thread that races to pick it
+ * stores the same value. */
+static int join_kernel = -1;
+
+static enum nq_join_kernel current_kernel(void)
+{
+    int k = __atomic_load_n(&join_kernel, __ATOMIC_RELAXED);
+    if (k < 0) {
+        k = nq_join_kernel_supported(NQ_JOIN_KERNEL_AVX512) ? NQ_JOIN_KERNEL_AVX512
+            : nq_join_kernel_supported(NQ_JOIN_KERNEL_AVX2) ? NQ_JOIN_KERNEL_AVX2
+                                                            : NQ_JOIN_KERNEL_SCALAR;
+        __atomic_store_n(&join_kernel, k, __ATOMIC_RELAXED);
+    }
+    return (enum nq_join_kernel)k;
+}
+
+int nq_join_use_kernel(enum nq_join_kernel kernel)
+{
+    if (!nq_join_kernel_supported(kernel))
+        return -1;
+    __atomic_store_n(&join_kernel, (int)kernel, __ATOMIC_RELAXED);
+    return 0;
+}
+
+enum nq_join_kernel nq_join_kernel_in_use(void)
+{
+    return current_kernel();
 }
 
 /* Rough cost, in cycles, of slicing a list of nb into blocks and running
@@ -236,11 +352,12 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     if (bits >= NQ_JOIN_WIDE_BITS)
         cbits = (bits + 7) / 8 < (bits + 6) / 7 ? 8 : 7;
     const int nch = (bits + cbits - 1) / cbits;
+    const enum nq_join_kernel kernel = current_kernel();
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
         const size_t len = nb - first < NQ_JOIN_BLOCK ? nb - first : NQ_JOIN_BLOCK;
-        build_block(js, b + first, len, nch, cbits);
-        count += block_queries_any(js, a, na, nch, cbits);
+        build_block(js, kernel, b + first, len, nch, cbits);
+        count += block_queries(js, kernel, a, na, nch, cbits);
     }
     return count;
 }

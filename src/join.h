@@ -54,6 +54,23 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
 uint64_t nq_join_count_split(uint64_t *a, size_t na, uint64_t *b, size_t nb, int bits, int depth,
                              nq_join_scratch *js);
 
+/* The inner loops the join can run.  Each is exact; they differ in speed. */
+enum nq_join_kernel {
+    NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */
+    NQ_JOIN_KERNEL_AVX2,   /* x86-64 with AVX2 */
+    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512F and VPOPCNTDQ */
+};
+
+/* 1 when this build and this CPU can run kernel, else 0. */
+int nq_join_kernel_supported(enum nq_join_kernel kernel);
+
+/* The kernel joins use: by default the fastest supported, chosen at the
+ * first join.  nq_join_use_kernel() forces one for every later join in the
+ * process (tests run each in turn); it returns 0, or -1 when the kernel is
+ * not supported here (and then changes nothing). */
+enum nq_join_kernel nq_join_kernel_in_use(void);
+int nq_join_use_kernel(enum nq_join_kernel kernel);
+
 /* The same count by the obvious double loop: the reference for tests. */
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
 

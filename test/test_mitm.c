@@ -215,10 +215,10 @@ static void random_sigs(uint64_t *v, size_t n, int bits, int density, uint64_t *
     }
 }
 
-/* The bit-sliced join equals the naive double loop, across block edges. */
-static void test_join_kernel(void **state)
+/* One kernel against the naive double loop, on random lists of sizes
+ * around the block edges and signature widths the engine uses and more. */
+static void join_kernel_against_naive(int kernel)
 {
-    (void)state;
     static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 511, 512, 513, 1500, 2049};
     static const int bits[] = {1, 5, 17, 34, 38, 42, 61, 64};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
@@ -236,12 +236,35 @@ static void test_join_kernel(void **state)
                 const uint64_t want = nq_join_count_naive(a, sizes[i], b, sizes[j]);
                 const uint64_t got = nq_join_count(a, sizes[i], b, sizes[j], bits[k], js);
                 if (got != want)
-                    fail_msg("join %zu x %zu, %d bits: %llu, expected %llu", sizes[i], sizes[j],
-                             bits[k], (unsigned long long)got, (unsigned long long)want);
+                    fail_msg("join kernel %d, %zu x %zu, %d bits: %llu, expected %llu", kernel,
+                             sizes[i], sizes[j], bits[k], (unsigned long long)got,
+                             (unsigned long long)want);
             }
     free(a);
     free(b);
     free(js);
+}
+
+/* The bit-sliced join equals the naive double loop, across block edges,
+ * with every kernel this machine runs (each is forced in turn). */
+static void test_join_kernel(void **state)
+{
+    (void)state;
+    const enum nq_join_kernel chosen = nq_join_kernel_in_use();
+    assert_true(nq_join_kernel_supported(NQ_JOIN_KERNEL_SCALAR));
+    assert_true(nq_join_kernel_supported(chosen));
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        if (!nq_join_kernel_supported((enum nq_join_kernel)k)) {
+            assert_int_equal(nq_join_use_kernel((enum nq_join_kernel)k), -1);
+            continue;
+        }
+        assert_int_equal(nq_join_use_kernel((enum nq_join_kernel)k), 0);
+        join_kernel_against_naive(k);
+    }
+    /* By default, the fastest one supported. */
+    for (int k = NQ_JOIN_KERNEL_AVX512; k > (int)chosen; k--)
+        assert_false(nq_join_kernel_supported((enum nq_join_kernel)k));
+    assert_int_equal(nq_join_use_kernel(chosen), 0);
 }
 
 /* The split join equals the naive double loop at every depth, on lists
