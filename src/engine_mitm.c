@@ -616,17 +616,23 @@ static uint64_t central_binomial(int h)
     return c;
 }
 
-/* What plan_units learns about one E (see there). */
-static size_t east_bound(const mitm_plan *p, uint32_t e)
+/* Half-boards of one side before the diagonal tests: the pairs of a north
+ * placement on rows_n and a south one on rows_s over complementary subsets
+ * of the columns `avail`, summed over the north column sets (the count
+ * half_next walks: plan_units sizes buffers by it, the estimate hook
+ * prices units by it). */
+static uint64_t half_bound(const mitm_plan *p, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
 {
-    const int h = p->h;
+    const int h = p->h, k = __builtin_popcount(rows_n);
     const uint32_t hm = (UINT32_C(1) << h) - 1;
-    const int k = __builtin_popcount(e & hm);
-    size_t bound = 0;
+    uint64_t bound = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
-        const uint64_t *g;
-        const size_t a = nq_quarter_group(&p->qs, e & hm, cols, &g);
-        bound += a * nq_quarter_group(&p->qs, e >> h, hm & ~cols, &g);
+        if (!(cols & ~avail)) {
+            const uint64_t *g;
+            const uint64_t a = nq_quarter_group(&p->qs, rows_n, cols, &g);
+            if (a)
+                bound += a * nq_quarter_group(&p->qs, rows_s, avail & ~cols, &g);
+        }
         if (k == 0 || cols >= (hm & ~(hm >> k)))
             break;
     }
@@ -680,8 +686,9 @@ static int plan_units(mitm_plan *p, int threads)
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
 #endif
     for (long j = 0; j < (long)nall; j++) {
-        p->canon_weight[j] = canon_weight_of(p->canon[j], h);
-        const size_t bound = east_bound(p, p->canon[j]);
+        const uint32_t e = p->canon[j];
+        p->canon_weight[j] = canon_weight_of(e, h);
+        const size_t bound = half_bound(p, e & hm, e >> h, hm);
         if (bound > cap)
             cap = bound;
     }
@@ -769,28 +776,6 @@ static void mitm_release(nq_job *job)
     job->plan = NULL;
 }
 
-/* Half-boards of one side before the diagonal tests: the pairs of a north
- * placement on rows_n and a south one on rows_s over complementary subsets
- * of the columns `avail`, summed over the north column sets (the count
- * half_next walks, and the bound plan_units sizes buffers by). */
-static double half_bound(const mitm_plan *p, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
-{
-    const int h = p->h, k = __builtin_popcount(rows_n);
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    double bound = 0;
-    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
-        if (!(cols & ~avail)) {
-            const uint64_t *g;
-            const uint32_t a = nq_quarter_group(&p->qs, rows_n, cols, &g);
-            if (a)
-                bound += (double)a * nq_quarter_group(&p->qs, rows_s, avail & ~cols, &g);
-        }
-        if (k == 0 || cols >= (hm & ~(hm >> k)))
-            break;
-    }
-    return bound;
-}
-
 /* Relative cost of joining `east` with `west` half-boards: the kernel cuts
  * the longer list into 512-signature blocks, builds each block's tables
  * (about as much work as 512 queries) and runs every member of the shorter
@@ -838,14 +823,15 @@ static int mitm_estimate(const nq_job *job, double *costs)
         if (d.b)
             rows &= ~(UINT32_C(1) << (h + d.b - 1));
         const uint32_t west = rows & ~d.east;
-        const double w = half_bound(p, west & hm, west >> h, hm);
+        const double w = (double)half_bound(p, west & hm, west >> h, hm);
         double e = 0;
         if (d.a_first == 0) {
-            e = half_bound(p, d.east & hm, d.east >> h, hm);
+            e = (double)half_bound(p, d.east & hm, d.east >> h, hm);
         } else {
             /* Configuration a's queen holds east column a - 1. */
             for (int a = d.a_first; a <= d.a_last; a++)
-                e += half_bound(p, d.east & hm, d.east >> h, hm & ~(UINT32_C(1) << (a - 1)));
+                e += (double)half_bound(p, d.east & hm, d.east >> h,
+                                        hm & ~(UINT32_C(1) << (a - 1)));
         }
         costs[u] = w + e + join_cost(p, e, w);
     }
