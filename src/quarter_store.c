@@ -27,23 +27,30 @@ static const uint64_t known_placements[] = {
  * millisecond. */
 #define NQ_QUARTER_PARALLEL_H 8
 
-typedef struct walk {
-    int h;
-    int fill;          /* 0: count into start[key + 1]; 1: write diag[] */
-    int shared;        /* other threads walk too: bump counters atomically */
-    uint32_t *start;
-    uint64_t *diag;
-} walk;
-
 /* A placement of the first rows: where a task's walk starts. */
 typedef struct prefix {
     uint32_t rows, cols, d1, d2;
 } prefix;
 
-/* Visits every placement on rows i..h-1 extending (rows, cols, d1, d2). */
+typedef struct walk {
+    int h;
+    int stop;          /* rows 0 .. stop-1 make a placement: h, or 2 to list prefixes */
+    int fill;          /* 0: count into start[key + 1]; 1: write diag[] */
+    int shared;        /* other threads walk too: bump counters atomically */
+    uint32_t *start;
+    uint64_t *diag;
+    prefix *prefixes;  /* stop < h: where the placements of the first rows go */
+    int *prefix_count;
+} walk;
+
+/* Visits every placement on rows i..stop-1 extending (rows, cols, d1, d2). */
 static void walk_rows(const walk *w, int i, uint32_t rows, uint32_t cols, uint32_t d1, uint32_t d2)
 {
-    if (i == w->h) {
+    if (i == w->stop) {
+        if (w->prefixes) {
+            w->prefixes[(*w->prefix_count)++] = (prefix){rows, cols, d1, d2};
+            return;
+        }
         const uint32_t key = rows << w->h | cols;
         const uint64_t placement = (uint64_t)d1 | (uint64_t)d2 << 32;
         /* Relaxed atomics: tasks share only these counters, and the end of
@@ -67,42 +74,21 @@ static void walk_rows(const walk *w, int i, uint32_t rows, uint32_t cols, uint32
     }
 }
 
-/* Lists into out[] (room for (h + 1)^2) the placements on rows 0 and 1,
- * each row empty or holding one queen; returns how many.  Needs h >= 2. */
-static int first_two_rows(int h, prefix *out)
-{
-    int count = 0;
-    for (int j0 = -1; j0 < h; j0++)     /* -1: row 0 empty */
-        for (int j1 = -1; j1 < h; j1++) { /* -1: row 1 empty */
-            prefix p = {0, 0, 0, 0};
-            int ok = 1;
-            for (int i = 0; i < 2; i++) {
-                const int j = i ? j1 : j0;
-                if (j < 0)
-                    continue;
-                const uint32_t s = UINT32_C(1) << (i + j), d = UINT32_C(1) << (i - j + h - 1);
-                ok &= !(p.cols >> j & 1) && !(p.d1 & s) && !(p.d2 & d);
-                p.rows |= UINT32_C(1) << i;
-                p.cols |= UINT32_C(1) << j;
-                p.d1 |= s;
-                p.d2 |= d;
-            }
-            if (ok)
-                out[count++] = p;
-        }
-    return count;
-}
-
-/* One walk over the whole board, split over `threads` when h is large. */
+/* One walk over the whole board, split over `threads` when h is large: the
+ * same walk first lists the placements of rows 0 and 1 (each row empty or
+ * holding one queen), and each becomes a task that walks the rows below. */
 static void walk_all(walk *w, int threads)
 {
     w->shared = w->h >= NQ_QUARTER_PARALLEL_H && threads > 1;
+    w->stop = w->h;
     if (!w->shared) {
         walk_rows(w, 0, 0, 0, 0, 0);
         return;
     }
     prefix firsts[(NQ_QUARTER_MAX_H + 1) * (NQ_QUARTER_MAX_H + 1)];
-    const int count = first_two_rows(w->h, firsts);
+    int count = 0;
+    walk_rows(&(walk){.h = w->h, .stop = 2, .prefixes = firsts, .prefix_count = &count}, 0, 0, 0,
+              0, 0);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
