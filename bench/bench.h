@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "nqueens/nqueens.h"
 
@@ -84,6 +85,18 @@ int bench_known_total(int n, nq_u128 *total);
  * with errno set when writing failed. */
 int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, int count);
 int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+
+/* CPU seconds on `clock`: CLOCK_PROCESS_CPUTIME_ID for a whole count (all
+ * its threads), CLOCK_THREAD_CPUTIME_ID for one unit on the calling thread
+ * (its cost without the time the thread spent preempted). */
+double bench_cpu_seconds(clockid_t clock);
+
+/* qsort() order for doubles, ascending. */
+int bench_compare_double(const void *a, const void *b);
+
+/* Median of v[0 .. count), count >= 1 (the mean of the middle two for an
+ * even count); sorts v. */
+double bench_median(double *v, int count);
 
 /* Starts a new peak of resident memory (see peak.c).  Returns 1 when the
  * next bench_peak_kib() will be the peak since this call, 0 when it can

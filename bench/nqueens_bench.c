@@ -335,27 +335,6 @@ static void parse_args(int argc, char **argv, bench_options *o)
         o->json = open_output(o->json_path);
 }
 
-/* CPU seconds of the whole process (all its threads). */
-static double process_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..count); sorts v. */
-static double median_of(double *v, int count)
-{
-    qsort(v, (size_t)count, sizeof *v, compare_double);
-    return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
-}
-
 static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
 {
     nq_default_settings(s);
@@ -392,9 +371,9 @@ static int case_run(const bench_options *o, bench_case *bc, int i)
     nq_result r;
     case_settings(o, bc, &s);
     bench_peak_reset();
-    const double cpu0 = process_cpu_now();
+    const double cpu0 = bench_cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
     int ret = nq_count(&s, &r);
-    const double cpu = process_cpu_now() - cpu0;
+    const double cpu = bench_cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
     if (ret < 0)
         return ret;
     bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0,
@@ -426,10 +405,10 @@ static int case_finish(bench_case *bc)
         if (bc->runs[i].peak_kib > bc->peak_kib)
             bc->peak_kib = bc->runs[i].peak_kib;
     }
-    bc->median = median_of(wall, bc->repeats);
+    bc->median = bench_median(wall, bc->repeats);
     bc->min = wall[0];
     bc->max = wall[bc->repeats - 1];
-    bc->cpu_median = median_of(cpu, bc->repeats);
+    bc->cpu_median = bench_median(cpu, bc->repeats);
     free(wall);
     free(cpu);
     return 0;

@@ -30,21 +30,6 @@
 
 #define PROFILE_MAX_P 1024
 
-/* CPU seconds of the calling thread: a unit's cost without the time the
- * thread spent preempted, which on a shared machine is most of the noise. */
-static double thread_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Prints count, sum, mean, median, max and the largest unit's share. */
 static void print_distribution(const char *what, const char *unit, double scale,
                                const double *v, uint64_t count)
@@ -53,7 +38,7 @@ static void print_distribution(const char *what, const char *unit, double scale,
     if (!sorted)
         return;
     memcpy(sorted, v, (size_t)count * sizeof *sorted);
-    qsort(sorted, (size_t)count, sizeof *sorted, compare_double);
+    qsort(sorted, (size_t)count, sizeof *sorted, bench_compare_double);
     double sum = 0;
     for (uint64_t i = 0; i < count; i++)
         sum += sorted[i];
@@ -108,8 +93,7 @@ static double measure(nq_job *job, int p, int repeat, int *wrong, nq_u128 expect
         if (checked && sum.total != expected)
             *wrong = 1;
     }
-    qsort(t, (size_t)repeat, sizeof *t, compare_double);
-    double med = repeat % 2 ? t[repeat / 2] : (t[repeat / 2 - 1] + t[repeat / 2]) / 2;
+    const double med = bench_median(t, repeat);
     free(t);
     return med;
 }
@@ -153,9 +137,9 @@ int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
 #endif
     for (uint64_t u = 0; u < units; u++) {
         nq_counts c;
-        const double t0 = thread_cpu_now();
+        const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
         int r = nq_job_solve_unit(job, u, &c);
-        seconds[u] = thread_cpu_now() - t0;
+        seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
         nodes[u] = (double)c.nodes;
 #ifdef _OPENMP
 #pragma omp critical(profile_sum)
@@ -270,6 +254,16 @@ static double *estimate_costs(const nq_job *job)
     return costs;
 }
 
+/* Plans the job for s into *job as nq_count() would, timing the planning
+ * (seconds into *plan).  Returns 0 or a negative NQ_E* code. */
+static int plan_timed(const nq_settings *s, nq_job **job, double *plan)
+{
+    const double start = nq_now();
+    const int ret = nq_job_create(job, s);
+    *plan = nq_now() - start;
+    return ret;
+}
+
 /* One line of --predict --ranks: the job planned for ranks * threads
  * threads, as nqueens-mpi's rank 0 plans it, scheduled in journal chunks
  * (nq_model_ranks).  pred_eff is the greedy schedule, eff_low the
@@ -279,9 +273,8 @@ static int predict_ranks(const nq_settings *base, int ranks, int threads)
     nq_settings s = *base;
     s.threads = ranks * threads;
     nq_job *job = NULL;
-    const double start = nq_now();
-    int ret = nq_job_create(&job, &s);
-    const double plan = nq_now() - start;
+    double plan;
+    int ret = plan_timed(&s, &job, &plan);
     if (ret < 0)
         return ret;
     const uint64_t units = nq_job_units(job), per = nq_journal_chunk_units(job);
@@ -324,9 +317,8 @@ int bench_predict(const nq_settings *base, const bench_list *threads, int ranks,
         nq_settings s = *base;
         s.threads = threads->values[i];
         nq_job *job = NULL;
-        const double start = nq_now();
-        int ret = nq_job_create(&job, &s);
-        const double plan = nq_now() - start;
+        double plan;
+        int ret = plan_timed(&s, &job, &plan);
         if (ret < 0)
             return ret;
         const uint64_t units = nq_job_units(job);
