@@ -448,9 +448,7 @@ typedef struct unit_join {
     size_t nw, ne;
     int west_whole;
     int diagonals;           /* even N: main-diagonal classes (see diag_split) */
-    uint64_t *west_cut;      /* west_whole and diagonals: the west halves split */
-    diag_split west_split;
-    uint64_t *spare;         /* then: the buffer free for splitting east batches */
+    diag_split west_split;   /* west_whole and diagonals: of the west halves in s->split */
     uint64_t pairs;
 } unit_join;
 
@@ -476,17 +474,18 @@ static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, uint64_t
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
  * the east batch is joined with each west batch in turn.  Even N splits
- * each list into a free buffer: with whole west halves, the one they were
- * built in; otherwise the east batch goes to `split`, and then each west
- * batch to the east buffer it left. */
+ * each list into a free buffer: whole west halves went to `split` (see
+ * mitm_solve), so each east batch goes to `west`, the buffer they left;
+ * otherwise the east batch goes to `split`, and then each west batch to
+ * the east buffer it left. */
 static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
     if (u->west_whole) {
         if (u->diagonals) {
-            const diag_split es = split_by_main_diagonals(s->east, u->ne, p->h, u->spare);
-            u->pairs += join_diagonals(p, s->js, u->spare, u->ne, es, u->west_cut, u->nw,
+            const diag_split es = split_by_main_diagonals(s->east, u->ne, p->h, s->west);
+            u->pairs += join_diagonals(p, s->js, s->west, u->ne, es, s->split, u->nw,
                                        u->west_split);
         } else {
             u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
@@ -576,11 +575,8 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
         return;
     }
     u.diagonals = !(n & 1);
-    if (u.diagonals && u.west_whole) {
+    if (u.diagonals && u.west_whole)
         u.west_split = split_by_main_diagonals(s.west, u.nw, h, s.split);
-        u.west_cut = s.split;
-        u.spare = s.west;
-    }
     if (d.a_first == 0) {
         add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
     } else {

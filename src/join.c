@@ -295,7 +295,7 @@ int nq_join_kernel_supported(enum nq_join_kernel kernel)
  * stores the same value. */
 static int join_kernel = -1;
 
-static enum nq_join_kernel current_kernel(void)
+enum nq_join_kernel nq_join_kernel_in_use(void)
 {
     int k = __atomic_load_n(&join_kernel, __ATOMIC_RELAXED);
     if (k < 0) {
@@ -313,11 +313,6 @@ int nq_join_use_kernel(enum nq_join_kernel kernel)
         return -1;
     __atomic_store_n(&join_kernel, (int)kernel, __ATOMIC_RELAXED);
     return 0;
-}
-
-enum nq_join_kernel nq_join_kernel_in_use(void)
-{
-    return current_kernel();
 }
 
 /* Rough cost, in cycles, of slicing a list of nb into blocks and running
@@ -352,7 +347,7 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     if (bits >= NQ_JOIN_WIDE_BITS)
         cbits = (bits + 7) / 8 < (bits + 6) / 7 ? 8 : 7;
     const int nch = (bits + cbits - 1) / cbits;
-    const enum nq_join_kernel kernel = current_kernel();
+    const enum nq_join_kernel kernel = nq_join_kernel_in_use();
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
         const size_t len = nb - first < NQ_JOIN_BLOCK ? nb - first : NQ_JOIN_BLOCK;
