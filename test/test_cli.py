@@ -57,6 +57,7 @@ class BadInput(unittest.TestCase):
         self.assert_usage_error(["8", "--format", "xml", "--solutions"], "'xml'")
         self.assert_usage_error(["8", "--split-depth", "9"], "'9'")
         self.assert_usage_error(["4", "--split-depth", "5"], "5")
+        self.assert_usage_error(["24", "-e", "mitm"], "engine mitm cannot count N=24")
 
     def test_missing_and_extra(self):
         self.assert_usage_error([], "missing board size")

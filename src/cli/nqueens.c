@@ -65,7 +65,11 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": %s\n", result.detail);
             return NQ_CLI_EXIT_USAGE;
         }
-        fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
+        if (ret == NQ_EUNSUPPORTED) /* name what was asked of which engine */
+            fprintf(stderr, PROG ": engine %s cannot count N=%d: %s\n",
+                    nq_engine_name(opt.settings.engine), opt.settings.n, nq_strerror(ret));
+        else
+            fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
         return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
     }
     nq_cli_print_result(&opt, &result, 0);
