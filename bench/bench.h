@@ -31,7 +31,6 @@ typedef struct bench_run {
     double seconds;     /* nq_result.seconds: planning plus solving */
     double cpu_seconds; /* CPU time of the whole process during the count */
     nq_u128 total;
-    uint64_t nodes;
     long peak_kib;      /* peak resident memory during the count; -1 unknown */
 } bench_run;
 
@@ -42,7 +41,6 @@ typedef struct bench_case {
     int threads;
     int split_depth;
     uint64_t units;
-    int has_nodes;
     int repeats;
     bench_run *runs;
     double median, min, max;

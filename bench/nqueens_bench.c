@@ -3,7 +3,7 @@
  *
  * Runs every (engine, N, threads) case of a sweep with warm-up runs and
  * repeats, checks each count against the known table, and prints one
- * aligned line per case: median/min/max seconds, nodes per second, speedup
+ * aligned line per case: median/min/max seconds, CPU seconds, speedup
  * and efficiency against 1 thread of the same engine, and the ratio to the
  * plain reference engine.  --csv/--json keep every run with a description
  * of the machine; --plot draws the scaling with gnuplot.  Two further modes
@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "model.h"
+#include "run/model.h"
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
 
@@ -376,14 +376,12 @@ static int case_run(const bench_options *o, bench_case *bc, int i)
     const double cpu = bench_cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
     if (ret < 0)
         return ret;
-    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, r.has_nodes ? r.nodes : 0,
-                              bench_peak_kib()};
+    bc->runs[i] = (bench_run){r.seconds, cpu, r.total, bench_peak_kib()};
     if (bc->checked && r.total != bc->expected)
         bc->correct = 0;
     bc->engine = r.engine; /* auto resolves to a real engine */
     bc->split_depth = r.split_depth;
     bc->units = r.subproblems;
-    bc->has_nodes = r.has_nodes;
     bc->repeats = i + 1;
     return 0;
 }
@@ -434,9 +432,9 @@ static void derive(bench_case *cases, int i)
 
 static void print_header(void)
 {
-    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %8s %16s %3s %9s %7s %6s %8s\n", "engine", "N",
+    printf("%-7s %3s %4s %5s %7s %9s %9s %9s %9s %8s %16s %3s %7s %6s %8s\n", "engine", "N",
            "thr", "depth", "units", "median_s", "min_s", "max_s", "cpu_s", "peak_MiB", "solutions",
-           "ok", "nodes/s", "speedup", "eff", "vs_plain");
+           "ok", "speedup", "eff", "vs_plain");
 }
 
 /* A float column, or "-" where the value is unknown. */
@@ -457,13 +455,6 @@ static void print_case(const bench_case *bc)
            bc->max, bc->cpu_median);
     print_opt(" %*.1f", 8, bc->peak_kib < 0 ? NAN : (double)bc->peak_kib / 1024);
     printf(" %16s %3s", total, !bc->checked ? "?" : bc->correct ? "yes" : "NO");
-    double rate = NAN;
-    if (bc->has_nodes && bc->median > 0)
-        rate = (double)bc->runs[bc->repeats / 2].nodes / bc->median;
-    if (isnan(rate))
-        printf(" %9s", "-");
-    else
-        printf(" %9.3g", rate);
     print_opt(" %*.2f", 7, bc->speedup);
     print_opt(" %*.3f", 6, bc->efficiency);
     print_opt(" %*.2f", 8, bc->vs_plain);

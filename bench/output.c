@@ -41,7 +41,7 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             m->library, m->cpu, m->cores, m->compiler, m->flags, m->openmp, m->proc_bind,
             m->places, m->commit, m->date);
     fputs("engine,n,threads,split_depth,units,repeat,seconds,cpu_seconds,total,expected,correct,"
-          "nodes,case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib\n", f);
+          "case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         for (int r = 0; r < bc->repeats; r++) {
@@ -53,9 +53,7 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
                     bc->n, bc->threads, bc->split_depth, (unsigned long long)bc->units, r + 1,
                     run->seconds, run->cpu_seconds, total, bc->checked ? expected : "",
                     !bc->checked ? "" : run->total == bc->expected ? "yes" : "no");
-            if (bc->has_nodes)
-                fprintf(f, "%llu", (unsigned long long)run->nodes);
-            fprintf(f, ",%.9f,%.9f,%.9f,", bc->median, bc->min, bc->max);
+            fprintf(f, "%.9f,%.9f,%.9f,", bc->median, bc->min, bc->max);
             put_double(f, bc->speedup, "");
             fputc(',', f);
             put_double(f, bc->efficiency, "");
@@ -113,13 +111,9 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         for (int r = 0; r < bc->repeats; r++) {
             char total[48];
             fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.9f, \"cpu_seconds\": %.9f, "
-                       "\"total\": %s, \"nodes\": ",
+                       "\"total\": %s",
                     r ? ", " : "", r + 1, bc->runs[r].seconds, bc->runs[r].cpu_seconds,
                     nq_u128_to_string(bc->runs[r].total, total, sizeof total));
-            if (bc->has_nodes)
-                fprintf(f, "%llu", (unsigned long long)bc->runs[r].nodes);
-            else
-                fputs("null", f);
             fputs(", \"peak_kib\": ", f);
             put_double(f, bc->runs[r].peak_kib < 0 ? NAN : (double)bc->runs[r].peak_kib, "null");
             fputc('}', f);

@@ -2,8 +2,8 @@
  * profile.c - the bench's look inside a run: unit-cost profiles and the
  * scheduling model's predictions.
  *
- * --profile solves every unit of a planned job on its own, timing it and
- * keeping its node count, and prints the distribution (count, mean, max,
+ * --profile solves every unit of a planned job on its own, timing it, and
+ * prints the distribution (count, mean, max,
  * the share of the largest unit).  It then replays the units through the
  * model (model.h) for P = 1, 2, 4, ..., 1024 workers, and sets the
  * prediction next to measured runs of the same job on the thread counts
@@ -24,9 +24,9 @@
 #endif
 
 #include "bench.h"
-#include "job.h"
-#include "journal.h"
-#include "model.h"
+#include "core/engine.h"
+#include "journal/journal.h"
+#include "run/model.h"
 
 #define PROFILE_MAX_P 1024
 
@@ -83,7 +83,7 @@ static double measure(nq_job *job, int p, int repeat, int *wrong, nq_u128 expect
     if (!t)
         return NAN;
     for (int r = 0; r < repeat; r++) {
-        nq_counts sum = {0, 0, 0};
+        nq_counts sum = {0, 0};
         double start = nq_now();
         if (nq_job_solve(job, 0, nq_job_units(job), p, NULL, &sum) < 0) {
             free(t);
@@ -106,140 +106,6 @@ static void print_opt(const char *fmt, int width, double v)
         printf(fmt, width, v);
 }
 
-int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
-{
-    nq_job *job = NULL;
-    int ret = nq_job_create(&job, s);
-    if (ret < 0)
-        return ret;
-    const uint64_t units = nq_job_units(job);
-    double *seconds = calloc((size_t)units + 1, sizeof *seconds);
-    double *nodes = calloc((size_t)units + 1, sizeof *nodes);
-    double *estimate = job->ops->estimate ? calloc((size_t)units + 1, sizeof *estimate) : NULL;
-    if (!seconds || !nodes || (job->ops->estimate && !estimate)) {
-        ret = NQ_ENOMEM;
-        goto out;
-    }
-    if (estimate && job->ops->estimate(job, estimate) < 0) {
-        free(estimate);
-        estimate = NULL;
-    }
-
-    /* Every unit alone, on all cores at once: each is timed (CPU time) on
-     * the thread that solves it, under the load a real run puts on the
-     * machine. */
-    nq_u128 total = 0;
-    int failed = 0;
-    const int cores = bench_cores();
-    const double start = nq_now();
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(cores)
-#endif
-    for (uint64_t u = 0; u < units; u++) {
-        nq_counts c;
-        const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-        int r = nq_job_solve_unit(job, u, &c);
-        seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
-        nodes[u] = (double)c.nodes;
-#ifdef _OPENMP
-#pragma omp critical(profile_sum)
-#endif
-        {
-            if (r < 0)
-                failed = 1;
-            else
-                total += c.total;
-        }
-    }
-    const double wall = nq_now() - start;
-    if (failed) {
-        ret = NQ_ENOMEM;
-        goto out;
-    }
-
-    nq_u128 expected = 0;
-    const int checked = bench_known_total(s->n, &expected);
-    int wrong = checked && total != expected;
-    char text[48];
-    printf("profile: engine %s, N=%d, split depth %d, %llu units planned for %d thread%s;\n"
-           "  solved one by one on %d core%s in %.3f s: %s solutions (%s)\n",
-           nq_engine_name(nq_job_engine(job)), s->n, nq_job_split_depth(job),
-           (unsigned long long)units, s->threads, s->threads == 1 ? "" : "s", cores,
-           cores == 1 ? "" : "s", wall, nq_u128_to_string(total, text, sizeof text),
-           !checked ? "unchecked" : wrong ? "WRONG" : "correct");
-    printf("  %-8s %8s %12s %12s %12s %12s %9s\n", "cost", "units", "sum", "mean", "median",
-           "max", "max/sum");
-    print_distribution("cpu time", "ms", 1e3, seconds, units);
-    if (job->ops->has_nodes)
-        print_distribution("nodes", "nodes", 1, nodes, units);
-    if (estimate) {
-        print_distribution("estimate", "relative", 1, estimate, units);
-        printf("  correlation of the estimate with measured cpu time %.3f",
-               correlation(estimate, seconds, units));
-        if (job->ops->has_nodes)
-            printf(", with nodes %.3f", correlation(estimate, nodes, units));
-        putchar('\n');
-    }
-
-    /* Predicted (from the measured unit times, node counts and estimates)
-     * next to measured runs of this same job. */
-    printf("model: tasks in pool order, each to the earliest-free worker\n");
-    printf("  %7s %8s %11s %9s %9s %9s %11s %9s\n", "threads", "chunks", "pred_s", "eff_time",
-           "eff_nodes", "eff_est", "measured_s", "meas_eff");
-    double measured_1 = NAN;
-    for (int i = 0; i < threads->count; i++)
-        if (threads->values[i] == 1)
-            measured_1 = measure(job, 1, repeat, &wrong, expected, checked);
-    for (int p = 1; p <= PROFILE_MAX_P; p *= 2) {
-        nq_model_result rt, rn, re;
-        double et = predict(seconds, units, p, &rt);
-        double en = job->ops->has_nodes ? predict(nodes, units, p, &rn) : NAN;
-        double ee = predict(estimate, units, p, &re);
-        printf("  %7d %8llu %11.5g", p, (unsigned long long)rt.tasks, rt.makespan);
-        print_opt(" %*.3f", 9, et);
-        print_opt(" %*.3f", 9, en);
-        print_opt(" %*.3f", 9, ee);
-        double m = NAN;
-        int listed = 0;
-        for (int i = 0; i < threads->count; i++)
-            listed |= threads->values[i] == p;
-        if (listed)
-            m = p == 1 ? measured_1 : measure(job, p, repeat, &wrong, expected, checked);
-        print_opt(" %*.5g", 11, m);
-        print_opt(" %*.3f", 9, isnan(measured_1) ? NAN : measured_1 / (p * m));
-        printf("%s\n", listed && p > cores ? "  (oversubscribed)" : "");
-    }
-    /* Thread counts asked for that are not powers of two (e.g. 3 cores). */
-    for (int i = 0; i < threads->count; i++) {
-        int p = threads->values[i];
-        if ((p & (p - 1)) == 0 && p <= PROFILE_MAX_P)
-            continue;
-        nq_model_result rt, rn, re;
-        double et = predict(seconds, units, p, &rt);
-        double en = job->ops->has_nodes ? predict(nodes, units, p, &rn) : NAN;
-        double ee = predict(estimate, units, p, &re);
-        double m = measure(job, p, repeat, &wrong, expected, checked);
-        printf("  %7d %8llu %11.5g", p, (unsigned long long)rt.tasks, rt.makespan);
-        print_opt(" %*.3f", 9, et);
-        print_opt(" %*.3f", 9, en);
-        print_opt(" %*.3f", 9, ee);
-        print_opt(" %*.5g", 11, m);
-        print_opt(" %*.3f", 9, isnan(measured_1) ? NAN : measured_1 / (p * m));
-        printf("%s\n", p > cores ? "  (oversubscribed)" : "");
-    }
-    if (wrong) {
-        fprintf(stderr, "nqueens-bench: engine %s, N=%d: WRONG count\n",
-                nq_engine_name(nq_job_engine(job)), s->n);
-        ret = 1;
-    }
-out:
-    free(seconds);
-    free(nodes);
-    free(estimate);
-    nq_job_free(&job);
-    return ret;
-}
-
 /* Estimated unit costs of job into a new array (caller frees), or NULL
  * when the engine has no estimate or memory ran out. */
 static double *estimate_costs(const nq_job *job)
@@ -252,6 +118,144 @@ static double *estimate_costs(const nq_job *job)
         costs = NULL;
     }
     return costs;
+}
+
+/* Solves every unit of job alone, on all cores at once, timing each (CPU
+ * time) on the thread that solves it, under the load a real run puts on the
+ * machine.  Fills seconds[u], *total and *wall.  Returns 0 or NQ_ENOMEM. */
+static int time_units(nq_job *job, int cores, double *seconds, nq_u128 *total, double *wall)
+{
+    const uint64_t units = nq_job_units(job);
+    int failed = 0;
+    nq_u128 sum = 0;
+    const double start = nq_now();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(cores)
+#endif
+    for (uint64_t u = 0; u < units; u++) {
+        nq_counts c;
+        const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        int r = nq_job_solve_unit(job, u, &c);
+        seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+#ifdef _OPENMP
+#pragma omp critical(profile_sum)
+#endif
+        {
+            if (r < 0)
+                failed = 1;
+            else
+                sum += c.total;
+        }
+    }
+    *wall = nq_now() - start;
+    *total = sum;
+    return failed ? NQ_ENOMEM : 0;
+}
+
+/* What the model rows compare against: the job, the measured unit costs and
+ * estimates, and the measured runs' reference. */
+typedef struct profile_ctx {
+    nq_job *job;
+    const double *seconds;  /* measured CPU seconds of each unit */
+    const double *estimate; /* the engine's estimate of each unit, or NULL */
+    int repeat, cores, checked, wrong;
+    nq_u128 expected;
+    double measured_1;      /* median of 1 thread, or NaN when not measured */
+} profile_ctx;
+
+/* One row of the model table: predictions for p workers from the measured
+ * unit times and the estimates, and, when `run` is set, the measured run. */
+static void model_row(profile_ctx *pc, int p, int run)
+{
+    const uint64_t units = nq_job_units(pc->job);
+    nq_model_result rt, re;
+    const double et = predict(pc->seconds, units, p, &rt);
+    const double ee = predict(pc->estimate, units, p, &re);
+    double m = NAN;
+    if (run)
+        m = p == 1 && !isnan(pc->measured_1)
+                ? pc->measured_1
+                : measure(pc->job, p, pc->repeat, &pc->wrong, pc->expected, pc->checked);
+    printf("  %7d %8llu %11.5g", p, (unsigned long long)rt.tasks, rt.makespan);
+    print_opt(" %*.3f", 9, et);
+    print_opt(" %*.3f", 9, ee);
+    print_opt(" %*.5g", 11, m);
+    print_opt(" %*.3f", 9, isnan(pc->measured_1) ? NAN : pc->measured_1 / (p * m));
+    printf("%s\n", run && p > pc->cores ? "  (oversubscribed)" : "");
+}
+
+/* The model's predictions for P = 1, 2, 4, ... PROFILE_MAX_P and for every
+ * other thread count asked for, next to measured runs of the same job on
+ * the thread counts asked for. */
+static void model_table(profile_ctx *pc, const bench_list *threads)
+{
+    printf("model: tasks in pool order, each to the earliest-free worker\n");
+    printf("  %7s %8s %11s %9s %9s %11s %9s\n", "threads", "chunks", "pred_s", "eff_time",
+           "eff_est", "measured_s", "meas_eff");
+    pc->measured_1 = NAN;
+    for (int i = 0; i < threads->count; i++)
+        if (threads->values[i] == 1)
+            pc->measured_1 = measure(pc->job, 1, pc->repeat, &pc->wrong, pc->expected,
+                                     pc->checked);
+    for (int p = 1; p <= PROFILE_MAX_P; p *= 2) {
+        int listed = 0;
+        for (int i = 0; i < threads->count; i++)
+            listed |= threads->values[i] == p;
+        model_row(pc, p, listed);
+    }
+    /* Thread counts asked for that are not powers of two (e.g. 3 cores). */
+    for (int i = 0; i < threads->count; i++) {
+        const int p = threads->values[i];
+        if ((p & (p - 1)) != 0 || p > PROFILE_MAX_P)
+            model_row(pc, p, 1);
+    }
+}
+
+int bench_profile(const nq_settings *s, const bench_list *threads, int repeat)
+{
+    nq_job *job = NULL;
+    int ret = nq_job_create(&job, s);
+    if (ret < 0)
+        return ret;
+    const uint64_t units = nq_job_units(job);
+    double *seconds = calloc((size_t)units + 1, sizeof *seconds);
+    double *estimate = estimate_costs(job);
+    profile_ctx pc = {.job = job, .seconds = seconds, .estimate = estimate, .repeat = repeat,
+                      .cores = bench_cores()};
+    nq_u128 total = 0;
+    double wall = 0;
+    ret = seconds ? time_units(job, pc.cores, seconds, &total, &wall) : NQ_ENOMEM;
+    if (ret < 0)
+        goto out;
+
+    pc.checked = bench_known_total(s->n, &pc.expected);
+    pc.wrong = pc.checked && total != pc.expected;
+    char text[48];
+    printf("profile: engine %s, N=%d, split depth %d, %llu units planned for %d thread%s;\n"
+           "  solved one by one on %d core%s in %.3f s: %s solutions (%s)\n",
+           nq_engine_name(nq_job_engine(job)), s->n, nq_job_split_depth(job),
+           (unsigned long long)units, s->threads, s->threads == 1 ? "" : "s", pc.cores,
+           pc.cores == 1 ? "" : "s", wall, nq_u128_to_string(total, text, sizeof text),
+           !pc.checked ? "unchecked" : pc.wrong ? "WRONG" : "correct");
+    printf("  %-8s %8s %12s %12s %12s %12s %9s\n", "cost", "units", "sum", "mean", "median",
+           "max", "max/sum");
+    print_distribution("cpu time", "ms", 1e3, seconds, units);
+    if (estimate) {
+        print_distribution("estimate", "relative", 1, estimate, units);
+        printf("  correlation of the estimate with measured cpu time %.3f\n",
+               correlation(estimate, seconds, units));
+    }
+    model_table(&pc, threads);
+    if (pc.wrong) {
+        fprintf(stderr, "nqueens-bench: engine %s, N=%d: WRONG count\n",
+                nq_engine_name(nq_job_engine(job)), s->n);
+        ret = 1;
+    }
+out:
+    free(seconds);
+    free(estimate);
+    nq_job_free(&job);
+    return ret;
 }
 
 /* Plans the job for s into *job as nq_count() would, timing the planning

@@ -92,7 +92,7 @@ static void test_job_pieces_sum(void **state)
     uint64_t units = nq_job_units(job);
     assert_true(units > 3);
 
-    nq_counts whole = {0, 0, 0}, pieces = {0, 0, 0}, single = {0, 0, 0};
+    nq_counts whole = {0, 0}, pieces = {0, 0}, single = {0, 0};
     assert_int_equal(nq_job_solve(job, 0, units, 2, NULL, &whole), 0);
     uint64_t cut = units / 3;
     assert_int_equal(nq_job_solve(job, 0, cut, 1, NULL, &pieces), 0);
@@ -107,7 +107,7 @@ static void test_job_pieces_sum(void **state)
     assert_true(single.total == whole.total);
 
     /* Ranges outside the job are refused and leave the sum alone. */
-    nq_counts untouched = {0, 0, 0};
+    nq_counts untouched = {0, 0};
     assert_int_equal(nq_job_solve(job, units, 1, 1, NULL, &untouched), NQ_EINVAL_ARG);
     assert_int_equal(nq_job_solve(job, 1, units, 1, NULL, &untouched), NQ_EINVAL_ARG);
     assert_true(untouched.total == 0);

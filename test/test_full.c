@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "count_util.h"
-#include "engine_full.h"
+#include "engines/full/full.h"
 #include "known.h"
 #include "nqueens/nqueens.h"
 

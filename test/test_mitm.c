@@ -14,11 +14,11 @@
 #include <cmocka.h>
 
 #include "count_util.h"
-#include "join.h"
+#include "engines/mitm/join.h"
+#include "engines/mitm/mitm.h"
+#include "engines/mitm/quarter_store.h"
 #include "known.h"
-#include "mitm.h"
 #include "nqueens/nqueens.h"
-#include "quarter_store.h"
 
 static const int thread_counts[] = {1, 2, 3, 8};
 

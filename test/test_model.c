@@ -15,11 +15,11 @@
 
 #include <cmocka.h>
 
-#include "estimate.h"
-#include "job.h"
-#include "model.h"
-#include "pool.h"
-#include "subproblem.h"
+#include "core/engine.h"
+#include "engines/mirror/estimate.h"
+#include "engines/mirror/subproblem.h"
+#include "run/model.h"
+#include "run/pool.h"
 
 static nq_model_result schedule(const double *costs, size_t count, size_t per_task, int workers)
 {

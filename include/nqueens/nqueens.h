@@ -70,7 +70,6 @@ enum nq_engine {
 typedef struct nq_counts {
     nq_u128 total;  /**< solutions, symmetry weights applied */
     nq_u128 unique; /**< classes under the 8 board symmetries (engine full only) */
-    uint64_t nodes; /**< queens placed by the search (engines that count nodes) */
 } nq_counts;
 
 /** Snapshot handed to the progress callback. */
@@ -121,8 +120,6 @@ typedef struct nq_result {
     nq_u128 total;        /**< all solutions */
     nq_u128 unique;       /**< fundamental solutions, valid when has_unique */
     int has_unique;
-    uint64_t nodes;       /**< search nodes, valid when has_nodes */
-    int has_nodes;
     uint64_t subproblems; /**< units solved (resumed ones included) */
     uint64_t units_resumed; /**< units taken from the checkpoint journal */
     double seconds;       /**< wall time of this call */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "console.h"
+#include "cli/console.h"
 
 atomic_int nq_cli_cancel;
 volatile sig_atomic_t nq_cli_first_signal;

@@ -14,8 +14,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 
+#include "cli/options.h"
 #include "nqueens/nqueens.h"
-#include "options.h"
 
 /* Seconds between progress redraws on a terminal, and between plain
  * progress lines when stderr is a file or a pipe. */

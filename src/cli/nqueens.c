@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
+#include "cli/console.h"
+#include "cli/options.h"
 #include "nqueens/nqueens.h"
-#include "options.h"
 
 #define PROG "nqueens"
 

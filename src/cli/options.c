@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 enum long_only {
     OPT_SPLIT_DEPTH = 256,
@@ -246,10 +246,6 @@ static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
            ", \"total\": %s, \"unique\": %s, ",
            r->split_depth, r->subproblems, r->units_resumed, total,
            r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
-    if (r->has_nodes)
-        printf("\"nodes\": %" PRIu64 ", ", r->nodes);
-    else
-        printf("\"nodes\": null, ");
     printf("\"seconds\": %.6f, \"version\": \"%s\"}\n", r->seconds, nq_version());
 }
 
@@ -274,9 +270,6 @@ static void print_text(const nq_cli_options *opt, const nq_result *r, int ranks)
     if (r->units_resumed)
         printf(" (%" PRIu64 " resumed from the journal)", r->units_resumed);
     printf(", %.3f s", r->seconds);
-    /* A resumed run's nodes were mostly searched by earlier processes. */
-    if (r->has_nodes && r->seconds > 0 && !r->units_resumed)
-        printf(", %.3g nodes/s", (double)r->nodes / r->seconds);
     putchar('\n');
 }
 

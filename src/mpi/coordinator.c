@@ -14,12 +14,12 @@
 
 #include <mpi.h>
 
-#include "coordinator.h"
-#include "job.h"
-#include "journal.h"
-#include "nap.h"
-#include "protocol.h"
-#include "team.h"
+#include "core/engine.h"
+#include "journal/journal.h"
+#include "mpi/coordinator.h"
+#include "mpi/nap.h"
+#include "mpi/protocol.h"
+#include "mpi/team.h"
 
 
 typedef struct coord {

@@ -19,14 +19,15 @@
 
 #include <mpi.h>
 
-#include "console.h"
-#include "coordinator.h"
-#include "job.h"
-#include "journal.h"
-#include "nap.h"
-#include "options.h"
-#include "protocol.h"
-#include "worker.h"
+#include "cli/console.h"
+#include "cli/options.h"
+#include "core/engine.h"
+#include "api/plan.h"
+#include "journal/journal.h"
+#include "mpi/coordinator.h"
+#include "mpi/nap.h"
+#include "mpi/protocol.h"
+#include "mpi/worker.h"
 
 #define PROG "nqueens-mpi"
 
@@ -70,7 +71,7 @@ static void plan_on_rank0(int action, const char *err, nq_cli_options *opt, int 
     nq_settings s = opt->settings;
     s.threads = total_threads < NQ_MAX_THREADS ? total_threads : NQ_MAX_THREADS;
     if (s.checkpoint_path)
-        nq_journal_plan_settings(s.checkpoint_path, &s);
+        nq_plan_journalled(s.checkpoint_path, &s);
     int ret = nq_job_create(job, &s);
     if (ret < 0) {
         fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
@@ -136,8 +137,6 @@ static int report(int ret, const nq_mpi_outcome *out, const nq_cli_options *opt,
     r.total = out->sum.total;
     r.unique = out->sum.unique;
     r.has_unique = job->ops->has_unique;
-    r.nodes = out->sum.nodes;
-    r.has_nodes = job->ops->has_nodes;
     r.subproblems = nq_job_units(job);
     r.units_resumed = out->units_resumed;
     r.seconds = seconds;

@@ -26,8 +26,8 @@ enum nq_mpi_tag {
     NQ_MPI_TAG_BYE,         /* worker -> 0: uint64 status (0 or a negative NQ_E* code) */
 };
 
-/* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi, nodes. */
-#define NQ_MPI_RESULT_WORDS 6
+/* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi. */
+#define NQ_MPI_RESULT_WORDS 5
 
 /* Most chunks one ASSIGN carries (a worker asks for threads + 1). */
 #define NQ_MPI_MAX_ASSIGN (NQ_MAX_THREADS + 1)
@@ -51,14 +51,12 @@ static inline void nq_mpi_pack_counts(uint64_t *w, uint64_t chunk, const nq_coun
     w[2] = (uint64_t)(c->total >> 64);
     w[3] = (uint64_t)c->unique;
     w[4] = (uint64_t)(c->unique >> 64);
-    w[5] = c->nodes;
 }
 
 static inline uint64_t nq_mpi_unpack_counts(const uint64_t *w, nq_counts *c)
 {
     c->total = (nq_u128)w[1] | (nq_u128)w[2] << 64;
     c->unique = (nq_u128)w[3] | (nq_u128)w[4] << 64;
-    c->nodes = w[5];
     return w[0];
 }
 

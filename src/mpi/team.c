@@ -1,10 +1,10 @@
 /*
  * team.c - the compute threads of one rank (see team.h).
  */
-#include "team.h"
+#include "mpi/team.h"
 
-#include "job.h"
-#include "journal.h"
+#include "core/engine.h"
+#include "journal/journal.h"
 
 uint64_t nq_mpi_chunk_units(const nq_job *job)
 {
@@ -31,7 +31,7 @@ static int solve_chunk(nq_mpi_team *t, uint64_t c, nq_counts *sum)
     const uint64_t units = nq_job_units(t->job);
     const uint64_t begin = c * t->chunk_units;
     const uint64_t end = begin + t->chunk_units < units ? begin + t->chunk_units : units;
-    *sum = (nq_counts){0, 0, 0};
+    *sum = (nq_counts){0, 0};
     for (uint64_t u = begin; u < end; u++) {
         if (halted(t))
             return NQ_ECANCELLED;

@@ -13,10 +13,10 @@
 
 #include <mpi.h>
 
-#include "nap.h"
-#include "protocol.h"
-#include "team.h"
-#include "worker.h"
+#include "mpi/nap.h"
+#include "mpi/protocol.h"
+#include "mpi/team.h"
+#include "mpi/worker.h"
 
 /* Nap between polls when nothing happened: short against a chunk, long
  * enough that polling costs next to no CPU. */

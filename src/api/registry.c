@@ -1,0 +1,78 @@
+/*
+ * registry.c - the engine registry: ids, names, capabilities and the
+ * automatic engine choice.
+ */
+#include <string.h>
+
+#include "api/registry.h"
+#include "engines/engines.h"
+
+/* Smallest N for which auto picks mitm. */
+#define NQ_AUTO_MITM_MIN_N 12
+
+static const char *const engine_names[NQ_ENGINE_COUNT_] = {
+    [NQ_ENGINE_AUTO] = "auto",     [NQ_ENGINE_PLAIN] = "plain", [NQ_ENGINE_MIRROR] = "mirror",
+    [NQ_ENGINE_FULL] = "full",     [NQ_ENGINE_MITM] = "mitm",
+};
+
+const struct nq_engine_ops *nq_engine_ops_for(enum nq_engine engine)
+{
+    switch (engine) {
+    case NQ_ENGINE_PLAIN: return &nq_engine_plain;
+    case NQ_ENGINE_MIRROR: return &nq_engine_mirror;
+    case NQ_ENGINE_FULL: return &nq_engine_full;
+    case NQ_ENGINE_MITM: return &nq_engine_mitm;
+    default: return NULL;
+    }
+}
+
+int nq_engine_max_n(enum nq_engine engine)
+{
+    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
+    if (!ops)
+        return 0;
+    return ops->max_n ? ops->max_n : NQ_MAX_N;
+}
+
+/*
+ * The choice, by measurement (docs/performance.md): below N=12 every engine
+ * finishes in milliseconds, dominated by starting threads, and mirror plans
+ * least; from 12 to mitm's limit, meet in the middle is several times to
+ * tens of times faster than the fastest search at every thread count;
+ * beyond it, full symmetry does about a quarter of mirror's work.  The
+ * thread count does not change the order, so the choice depends on n alone.
+ */
+enum nq_engine nq_auto_engine(int n, int threads)
+{
+    (void)threads;
+    if (n < NQ_AUTO_MITM_MIN_N)
+        return NQ_ENGINE_MIRROR;
+    if (n <= nq_engine_max_n(NQ_ENGINE_MITM))
+        return NQ_ENGINE_MITM;
+    return NQ_ENGINE_FULL;
+}
+
+const char *nq_engine_name(enum nq_engine engine)
+{
+    if ((int)engine < 0 || engine >= NQ_ENGINE_COUNT_)
+        return NULL;
+    return engine_names[engine];
+}
+
+int nq_engine_from_name(const char *name, enum nq_engine *engine)
+{
+    if (!name || !engine)
+        return NQ_EINVAL_ARG;
+    for (int e = 0; e < NQ_ENGINE_COUNT_; e++)
+        if (!strcmp(name, engine_names[e])) {
+            *engine = (enum nq_engine)e;
+            return 0;
+        }
+    return NQ_EINVAL_ENGINE;
+}
+
+int nq_engine_has_unique(enum nq_engine engine)
+{
+    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
+    return ops ? ops->has_unique : 0;
+}

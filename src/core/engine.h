@@ -1,0 +1,54 @@
+/*
+ * engine.h - the contract between the engines and the layers above them
+ * (planning, the run layer, the journal).
+ *
+ * An engine turns validated settings into a job: a deterministic, indexed
+ * list of independent units plus whatever read-only tables solving them
+ * needs.  solve() must be callable from many threads at once on one job;
+ * per-thread working memory comes from the pool as `scratch`.  Because units
+ * are independent and their counts simply add up, everything above the
+ * engines (pool, journal, MPI, profiling) works on unit indices alone.
+ */
+#ifndef NQ_CORE_ENGINE_H
+#define NQ_CORE_ENGINE_H
+
+#include "core/util.h"
+#include "nqueens/nqueens.h"
+
+struct nq_engine_ops {
+    enum nq_engine id;
+    const char *name;
+    int has_unique; /* solve() fills counts.unique */
+    int max_n;      /* largest board plan() accepts; 0 means NQ_MAX_N */
+    /* Builds job->units, job->identity, job->split_depth and job->plan.
+     * Returns 0 or NQ_ENOMEM / NQ_EUNSUPPORTED / NQ_EINVAL_SPLIT. */
+    int (*plan)(nq_job *job, const nq_settings *s);
+    /* Solves one unit into *out (overwriting it).  Thread-safe. */
+    void (*solve)(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch);
+    /* Bytes of per-thread scratch solve() needs; NULL means none. */
+    size_t (*scratch_size)(const nq_job *job);
+    /* Frees job->plan; NULL when plan allocates nothing. */
+    void (*release)(nq_job *job);
+    /* Optional: writes a cheap relative cost estimate of every unit into
+     * costs[0 .. job->units) (the one the plan chose its split depth by;
+     * see model.h).  Returns 0 or NQ_ENOMEM.  NULL when the engine has none. */
+    int (*estimate)(const nq_job *job, double *costs);
+};
+
+struct nq_job {
+    const struct nq_engine_ops *ops;
+    int n;
+    int split_depth;   /* 0 for engines without one */
+    int threads;       /* thread count the plan was sized for (resolved, >= 1) */
+    uint64_t units;
+    uint64_t identity;
+    void *plan;        /* engine-private, read-only while solving */
+};
+
+static inline void nq_counts_add(nq_counts *sum, const nq_counts *add)
+{
+    sum->total += add->total;
+    sum->unique += add->unique;
+}
+
+#endif /* NQ_CORE_ENGINE_H */

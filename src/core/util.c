@@ -1,0 +1,38 @@
+/*
+ * util.c - the thread count, the clock and the identity hash (see util.h).
+ */
+#include <time.h>
+
+#include "core/util.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int nq_resolve_threads(int threads)
+{
+    if (threads > 0)
+        return threads;
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+double nq_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3); /* FNV-1a 64-bit prime */
+    }
+    return h;
+}

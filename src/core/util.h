@@ -1,0 +1,22 @@
+/*
+ * util.h - small helpers every layer uses: the resolved thread count, a
+ * monotonic clock and the hash that job identities are built from.
+ */
+#ifndef NQ_CORE_UTIL_H
+#define NQ_CORE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Resolved thread count: threads > 0 as given, else the OpenMP default
+ * (which honours OMP_NUM_THREADS), or 1 in a build without OpenMP. */
+int nq_resolve_threads(int threads);
+
+/* Seconds on a monotonic clock. */
+double nq_now(void);
+
+/* FNV-1a 64-bit over len bytes, continuing from h (start with NQ_HASH_SEED). */
+#define NQ_HASH_SEED UINT64_C(0xcbf29ce484222325)
+uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len);
+
+#endif /* NQ_CORE_UTIL_H */

@@ -1,0 +1,902 @@
+/*
+ * engine_full.c - the full-symmetry engine: counts all solutions and the
+ * unique ones (classes under the eight board symmetries) by searching only
+ * canonical "constellations" of border queens.
+ *
+ * Every solution has exactly one queen in each border line: row 0, row n-1,
+ * column 0 and column n-1 (a corner queen serves two lines).  Those four
+ * positions, written (t, b, l, r) = (column of the top queen, column of the
+ * bottom queen, row of the left queen, row of the right queen), form the
+ * solution's constellation.  A board symmetry maps border lines onto border
+ * lines, so it maps constellations onto constellations.  The plan keeps one
+ * representative c of every orbit of constellations (found as the image
+ * with the smallest key ((t*n + b)*n + l)*n + r, then turned to the image
+ * whose search is cheapest, see orient()); every solution class has members
+ * with constellation c, and the engine counts exactly those members:
+ *
+ *  - total: the orbit of a solution s contains |G|/|Stab(s)| boards, and
+ *    those whose constellation is the canonical c are the images g(s) with g
+ *    in Stab(c), i.e. |Stab(c)|/|Stab(s)| of them.  So each solution with
+ *    constellation c stands for 8/|Stab(c)| solutions: weight 8 for almost
+ *    every constellation, 4 when a half turn fixes c, 2 when a quarter turn
+ *    does (reflections never fix a constellation: they would put two queens
+ *    on one diagonal).  No test at the leaves is needed for the total.
+ *  - unique: with Stab(c) trivial each such solution is the only member of
+ *    its class with constellation c, so it counts 1.  Otherwise the solution
+ *    counts 1 only if it is lexicographically smallest among its images
+ *    under Stab(c), tested explicitly at the leaf; such constellations are
+ *    rare (about 1/n^2 of them), so the slow path costs little.
+ *
+ * Knowing the border queens up front is what makes the inner search fast:
+ * their diagonals are blocked in every row before the first queen is placed,
+ * four columns and up to four rows are already decided, and dead ends show
+ * up rows earlier than in a row-by-row search.  Each constellation (or, when
+ * more units are wanted, each placement of its first free rows: the split
+ * depth) is one unit, and the units are sorted so that the costliest ones,
+ * by a short look-ahead count, run first.
+ *
+ * Boards with n <= NQ_FULL_SMALL_N are too small for constellations (border
+ * queens would fill every row) and are enumerated explicitly in one unit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/search.h"
+#include "engines/engines.h"
+#include "engines/full/full.h"
+#include "engines/full/symmetry.h"
+
+/* Largest n handled by explicit enumeration instead of constellations. */
+#define NQ_FULL_SMALL_N 5
+/* Automatic splitting adds prefix levels until there are this many units per
+ * thread, so the pool can balance uneven constellations. */
+#define NQ_FULL_UNITS_PER_THREAD 64
+/* Most prefix levels automatic splitting adds. */
+#define NQ_FULL_AUTO_MAX_SPLIT 2
+/* Smallest n whose planning is worth a parallel region (below it the plan
+ * takes a few milliseconds, less than waking the threads may cost). */
+#define NQ_FULL_PARALLEL_PLAN_N 16
+/* Levels looked ahead when estimating a unit's cost for the ordering; the
+ * planning cost grows as n^levels per unit, so large boards look less far. */
+#define NQ_FULL_ESTIMATE_LEVELS(n) ((n) <= 20 ? 3 : (n) <= 26 ? 2 : 1)
+
+/* One canonical constellation and the tables its inner search needs. */
+typedef struct {
+    uint32_t fixed[NQ_MAX_N]; /* per level: squares the border queens attack */
+    uint8_t shift[NQ_MAX_N];  /* per level: rows down to the next level's row */
+    uint8_t row[NQ_MAX_N];    /* per level: its board row */
+    uint32_t cols;            /* border queens' columns, plus every bit >= n */
+    int levels;               /* rows left free for the search */
+    int queens;               /* distinct border queens: 3, or 4 without a corner */
+    int qrow[4], qcol[4];     /* their squares */
+    int weight;               /* 8 / |Stab(c)| */
+    int nstab;                /* |Stab(c)| */
+    uint8_t stab[NQ_SYMMETRIES]; /* the symmetries fixing c, identity first */
+} full_const;
+
+/* A unit: a constellation with its first `level` free rows placed. */
+typedef struct {
+    uint32_t cols, left, right; /* masks for the row of `level` */
+    uint32_t constellation;
+    uint8_t level;
+    uint8_t prefix[NQ_MAX_SPLIT_DEPTH]; /* columns placed on levels 0..level-1 */
+    uint64_t estimate;          /* planning only: cost guess for the ordering */
+    uint64_t order;             /* planning only: position before sorting */
+} full_unit;
+
+typedef struct {
+    int small;                  /* 1: one unit, explicit enumeration */
+    full_const *consts;
+    full_unit *units;
+} full_plan;
+
+/* ---- planning ---- */
+
+/* Reads constellation (t, b, l, r) of n off the border squares q[0..count).
+ * The squares must cover all four border lines. */
+static uint32_t constellation_key(int n, int count, const int *qr, const int *qc)
+{
+    int t = 0, b = 0, l = 0, r = 0;
+    for (int i = 0; i < count; i++) {
+        if (qr[i] == 0)
+            t = qc[i];
+        if (qr[i] == n - 1)
+            b = qc[i];
+        if (qc[i] == 0)
+            l = qr[i];
+        if (qc[i] == n - 1)
+            r = qr[i];
+    }
+    return (uint32_t)(((t * n + b) * n + l) * n + r);
+}
+
+/* 1 when queens on (r1, c1) and (r2, c2) share a row, column or diagonal. */
+static int attacks(int r1, int c1, int r2, int c2)
+{
+    return r1 == r2 || c1 == c2 || abs(r1 - r2) == abs(c1 - c2);
+}
+
+/*
+ * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
+ * search tables, when it is consistent (the corner cases agree: t = 0
+ * exactly when l = 0, and so on), its queens do not attack each other, and,
+ * if `canonical` is set, no image has a smaller key.  Returns 1 then, else 0
+ * (*c is then unspecified).
+ */
+static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
+{
+    const int m = n - 1;
+    /* A corner queen is in two border lines; both must name it. */
+    if ((t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) ||
+        (b == m) != (r == m))
+        return 0;
+    int qr[4] = {0, m, l, r}, qc[4] = {t, b, 0, m};
+    int count = 0;
+    for (int i = 0; i < 4; i++) {
+        int dup = 0;
+        for (int j = 0; j < count; j++)
+            dup |= qr[j] == qr[i] && qc[j] == qc[i];
+        if (dup)
+            continue;
+        for (int j = 0; j < count; j++)
+            if (attacks(qr[j], qc[j], qr[i], qc[i]))
+                return 0;
+        qr[count] = qr[i];
+        qc[count] = qc[i];
+        count++;
+    }
+
+    const uint32_t key = constellation_key(n, count, qr, qc);
+    memset(c, 0, sizeof *c);
+    for (int g = 0; g < NQ_SYMMETRIES; g++) {
+        int ir[4], ic[4];
+        for (int i = 0; i < count; i++)
+            nq_sym_point(g, n, qr[i], qc[i], &ir[i], &ic[i]);
+        const uint32_t image = constellation_key(n, count, ir, ic);
+        if (image < key && canonical)
+            return 0;
+        if (image == key)
+            c->stab[c->nstab++] = (uint8_t)g;
+    }
+    c->weight = NQ_SYMMETRIES / c->nstab;
+    c->queens = count;
+    memcpy(c->qrow, qr, sizeof qr);
+    memcpy(c->qcol, qc, sizeof qc);
+
+    c->cols = ~nq_board_mask(n);
+    for (int i = 0; i < count; i++)
+        c->cols |= UINT32_C(1) << qc[i];
+    /* The free rows are the inner rows not holding a side queen. */
+    for (int row = 1; row < m; row++) {
+        if (row == l || row == r)
+            continue;
+        uint32_t fixed = 0;
+        for (int i = 0; i < count; i++) {
+            /* Queen (R, C) attacks (row, C + (row - R)) and (row, C - (row - R)). */
+            const int d = row - qr[i];
+            if (qc[i] + d >= 0 && qc[i] + d < n)
+                fixed |= UINT32_C(1) << (qc[i] + d);
+            if (qc[i] - d >= 0 && qc[i] - d < n)
+                fixed |= UINT32_C(1) << (qc[i] - d);
+        }
+        c->row[c->levels] = (uint8_t)row;
+        c->fixed[c->levels] = fixed;
+        c->levels++;
+    }
+    for (int k = 0; k + 1 < c->levels; k++)
+        c->shift[k] = (uint8_t)(c->row[k + 1] - c->row[k]);
+    if (c->levels)
+        c->shift[c->levels - 1] = 1;
+    return 1;
+}
+
+typedef struct {
+    full_unit *items;
+    size_t count, cap;
+    int failed;
+} unit_list;
+
+static void push_unit(unit_list *list, const full_unit *u)
+{
+    if (list->failed)
+        return;
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? 2 * list->cap : 1024;
+        full_unit *grown = realloc(list->items, cap * sizeof *grown);
+        if (!grown) {
+            list->failed = 1;
+            return;
+        }
+        list->items = grown;
+        list->cap = cap;
+    }
+    list->items[list->count++] = *u;
+}
+
+/* Places queens on levels u.level .. depth-1 of constellation c and pushes
+ * every resulting unit, in lexicographic order of the placed columns. */
+static void expand(unit_list *list, const full_const *c, full_unit u, int depth)
+{
+    if (u.level >= depth) {
+        push_unit(list, &u);
+        return;
+    }
+    uint32_t free_sq = ~(u.cols | u.left | u.right | c->fixed[u.level]);
+    while (free_sq) {
+        uint32_t bit = free_sq & (0u - free_sq); /* lowest free square */
+        free_sq ^= bit;
+        full_unit next = u;
+        const int sh = c->shift[u.level];
+        next.prefix[u.level] = (uint8_t)__builtin_ctz(bit);
+        next.cols = u.cols | bit;
+        next.left = (u.left | bit) << sh;
+        next.right = (u.right | bit) >> sh;
+        next.level++;
+        expand(list, c, next, depth);
+    }
+}
+
+/* Nodes within `ahead` levels below (level, masks) of c: a cheap,
+ * deterministic guess at how costly the subtree is. */
+static uint64_t estimate(const full_const *c, int level, uint32_t cols, uint32_t left,
+                         uint32_t right, int ahead)
+{
+    if (ahead == 0 || level >= c->levels)
+        return 1;
+    uint64_t nodes = 1;
+    uint32_t free_sq = ~(cols | left | right | c->fixed[level]);
+    const int sh = c->shift[level];
+    while (free_sq) {
+        uint32_t bit = free_sq & (0u - free_sq); /* lowest free square */
+        free_sq ^= bit;
+        nodes += estimate(c, level + 1, cols | bit, (left | bit) << sh, (right | bit) >> sh,
+                          ahead - 1);
+    }
+    return nodes;
+}
+
+/* Random walks per orientation when choosing a constellation's
+ * orientation: more guess better, planning costs about probes * n per
+ * image. */
+static int orient_probes(int n)
+{
+    return n <= 20 ? 64 : n <= 24 ? 16 : 8;
+}
+
+/*
+ * Knuth's estimate of the size of c's search tree: the average, over
+ * `probes` random walks from the first free row down, of the sum of the
+ * products of the branching factors met.  Unlike a short exhaustive
+ * look-ahead it sees the deep rows, where most of the work is.  The walks
+ * come from a xorshift generator seeded with `seed`, so the estimate (and
+ * the plan) is deterministic.
+ */
+static uint64_t probe_estimate(const full_const *c, uint32_t seed, int probes)
+{
+    uint64_t x = UINT64_C(0x9e3779b97f4a7c15) ^ seed, total = 0;
+    for (int p = 0; p < probes; p++) {
+        uint32_t cols = c->cols, left = 0, right = 0;
+        uint64_t width = 1;
+        for (int level = 0; level < c->levels; level++) {
+            uint32_t free_sq = ~(cols | left | right | c->fixed[level]);
+            const int k = __builtin_popcount(free_sq);
+            if (k == 0)
+                break;
+            width *= (uint64_t)k; /* nodes this level holds, as seen from the walk */
+            total += width;
+            x ^= x << 13; /* xorshift64: a fixed, cheap pseudo-random sequence */
+            x ^= x >> 7;
+            x ^= x << 17;
+            for (int skip = (int)((x >> 32) % (uint64_t)k); skip > 0; skip--)
+                free_sq &= free_sq - 1; /* x & (x-1) drops the lowest candidate */
+            const uint32_t bit = free_sq & (0u - free_sq); /* x & -x: the chosen one */
+            const int sh = c->shift[level];
+            cols |= bit;
+            left = (left | bit) << sh;
+            right = (right | bit) >> sh;
+        }
+    }
+    return total;
+}
+
+/* Key of constellation c seen through symmetry g; with `out`, also that
+ * image as a constellation of its own (stabiliser and search tables). */
+static uint32_t image_of(int n, const full_const *c, int g, full_const *out)
+{
+    int ir[4], ic[4];
+    for (int i = 0; i < c->queens; i++)
+        nq_sym_point(g, n, c->qrow[i], c->qcol[i], &ir[i], &ic[i]);
+    const uint32_t key = constellation_key(n, c->queens, ir, ic);
+    if (out) {
+        /* The key is ((t*n + b)*n + l)*n + r: read the image back off it. */
+        const int t = (int)(key / (uint32_t)(n * n * n)), b = (int)(key / (uint32_t)(n * n) % n);
+        const int l = (int)(key / (uint32_t)n % n), r = (int)(key % (uint32_t)n);
+        make_constellation(n, t, b, l, r, 0, out);
+    }
+    return key;
+}
+
+/*
+ * Replaces c by the image of c whose search probe_estimate() finds cheapest
+ * (ties: the smallest key).  Any rule that picks one member of each orbit
+ * is correct, as the weights depend on |Stab(c)| alone; this one matters
+ * for speed: the search runs top-down, so it pays to have the border queens
+ * that cut the first rows hardest on top.  A left-right mirror does not
+ * change the size of a top-down search, so only the four rotations are
+ * estimated; reflection 4 + k is the mirror of rotation rot_of[k].
+ */
+static void orient(int n, full_const *c)
+{
+    static const int rot_of[4] = {0, 2, 1, 3};
+    const int probes = orient_probes(n);
+    const full_const base = *c;
+    uint64_t cost[4];
+    full_const cand;
+    uint32_t best_key = 0;
+    uint64_t best = UINT64_MAX;
+    int best_g = 0;
+    for (int g = 0; g < NQ_SYMMETRIES; g++) {
+        /* Only rotations need their tables built, for the estimate. */
+        const uint32_t key = image_of(n, &base, g, g < 4 ? &cand : NULL);
+        if (g < 4)
+            cost[g] = probe_estimate(&cand, key, probes);
+        const uint64_t e = g < 4 ? cost[g] : cost[rot_of[g - 4]];
+        if (e < best || (e == best && key < best_key)) {
+            best = e;
+            best_key = key;
+            best_g = g;
+        }
+    }
+    image_of(n, &base, best_g, c);
+}
+
+/* Costliest first; ties keep the planning order, so the list is deterministic. */
+static int by_estimate(const void *a, const void *b)
+{
+    const full_unit *x = a, *y = b;
+    if (x->estimate != y->estimate)
+        return x->estimate > y->estimate ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void full_release(nq_job *job)
+{
+    full_plan *plan = job->plan;
+    if (plan) {
+        free(plan->consts);
+        free(plan->units);
+        free(plan);
+    }
+    job->plan = NULL;
+}
+
+/*
+ * The engine's plan(): one unit for n <= NQ_FULL_SMALL_N; otherwise one
+ * constellation per orbit, oriented for speed, each expanded by the split
+ * depth's prefix rows, sorted costliest first.  The list depends only on n
+ * and the split depth (the automatic one follows the thread count), never on
+ * timing, and the identity hashes n, the depth and every unit's queens and
+ * prefix in order.  Returns 0 or NQ_ENOMEM (release() then frees the plan).
+ */
+static int full_plan_job(nq_job *job, const nq_settings *s)
+{
+    const int n = job->n;
+    full_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return NQ_ENOMEM;
+    job->plan = plan;
+    uint64_t h = nq_hash_bytes(NQ_HASH_SEED, "full", 4);
+    h = nq_hash_bytes(h, &n, sizeof n);
+
+    if (n <= NQ_FULL_SMALL_N) {
+        plan->small = 1;
+        job->units = 1;
+        job->split_depth = 0;
+        job->identity = h;
+        return 0;
+    }
+
+    /* One constellation per orbit, in key order. */
+    size_t nconst = 0, cap = 256;
+    plan->consts = malloc(cap * sizeof *plan->consts);
+    if (!plan->consts)
+        return NQ_ENOMEM;
+    for (int t = 0; t < n; t++)
+        for (int b = 0; b < n; b++)
+            for (int l = 0; l < n; l++)
+                for (int r = 0; r < n; r++) {
+                    if (nconst == cap) {
+                        full_const *grown = realloc(plan->consts, 2 * cap * sizeof *grown);
+                        if (!grown)
+                            return NQ_ENOMEM;
+                        plan->consts = grown;
+                        cap *= 2;
+                    }
+                    nconst += make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]);
+                }
+    /* Orbits are oriented independently, so the threads share the work;
+     * the result does not depend on how. */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#endif
+    for (long i = 0; i < (long)nconst; i++)
+        orient(n, &plan->consts[i]);
+
+    /* Prefix levels: as asked, or the fewest giving enough units. */
+    int split = s->split_depth;
+    if (split <= 0) {
+        const uint64_t want = (uint64_t)job->threads * NQ_FULL_UNITS_PER_THREAD;
+        split = 0;
+        uint64_t units = nconst;
+        /* Each level multiplies the units by about the free squares of a row. */
+        while (split < NQ_FULL_AUTO_MAX_SPLIT && units < want) {
+            split++;
+            units *= (uint64_t)(n > 8 ? n - 6 : 2);
+        }
+    }
+
+    unit_list list = {0};
+    for (size_t i = 0; i < nconst; i++) {
+        const full_const *c = &plan->consts[i];
+        full_unit u;
+        memset(&u, 0, sizeof u);
+        u.cols = c->cols;
+        u.constellation = (uint32_t)i;
+        /* Leave the search at least two levels, for the kernel's last-row shortcut. */
+        int depth = split < c->levels - 2 ? split : c->levels - 2;
+        expand(&list, c, u, depth < 0 ? 0 : depth);
+    }
+    if (list.failed) {
+        free(list.items);
+        return NQ_ENOMEM;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#endif
+    for (long i = 0; i < (long)list.count; i++) {
+        full_unit *u = &list.items[i];
+        const full_const *c = &plan->consts[u->constellation];
+        u->order = (uint64_t)i;
+        u->estimate = estimate(c, u->level, u->cols, u->left, u->right,
+                               NQ_FULL_ESTIMATE_LEVELS(n));
+    }
+    qsort(list.items, list.count, sizeof *list.items, by_estimate);
+
+    plan->units = list.items;
+    job->units = list.count;
+    job->split_depth = split;
+    h = nq_hash_bytes(h, &split, sizeof split);
+    for (size_t i = 0; i < list.count; i++) {
+        const full_unit *u = &list.items[i];
+        const full_const *c = &plan->consts[u->constellation];
+        h = nq_hash_bytes(h, c->qrow, sizeof c->qrow);
+        h = nq_hash_bytes(h, c->qcol, sizeof c->qcol);
+        h = nq_hash_bytes(h, &u->level, sizeof u->level);
+        h = nq_hash_bytes(h, u->prefix, u->level);
+    }
+    job->identity = h;
+    return 0;
+}
+
+/* ---- solving ---- */
+
+#ifdef NQ_SEARCH_AVX512
+/* The last four levels' tables, as vectors, for full_last_four(). */
+typedef struct full_tail {
+    __m512i fixed[4];  /* each level's border attacks, in every lane */
+    __m128i shift[3];  /* rows from each level to the next, as shift counts */
+} full_tail;
+
+/* Loads the tables of levels c->levels - 4 .. c->levels - 1 into *t. */
+static void full_tail_load(const full_const *c, full_tail *t)
+{
+    const int base = c->levels - 4;
+    for (int k = 0; k < 4; k++)
+        t->fixed[k] = _mm512_set1_epi32((int)c->fixed[base + k]); /* broadcast */
+    for (int k = 0; k < 3; k++)
+        t->shift[k] = _mm_cvtsi32_si128(c->shift[base + k]); /* count for vpslld/vpsrld */
+}
+
+/* a | b | c in one instruction: vpternlogd with truth table 0xFE (any set). */
+static inline __m512i full_or3(__m512i a, __m512i b, __m512i c)
+{
+    return _mm512_ternarylogic_epi32(a, b, c, 0xFE);
+}
+
+/*
+ * Counts the completions of the last four levels of a constellation, given
+ * the masks for the first of them: nq_last_four_rows() with each level's
+ * border attacks (t->fixed) ORed into its test and the diagonals moved by
+ * the row distance between levels (t->shift).  `cols` has exactly four
+ * board columns open.  Returns the number of solutions (0 to 24).
+ */
+static inline uint64_t full_last_four(const full_tail *t, uint32_t cols, uint32_t left,
+                                      uint32_t right)
+{
+    /* Lanes: every order of the four open columns (see search.h). */
+    const nq_four_orders o = nq_four_open_orders(cols);
+    const __m512i first = o.first, second = o.second, lo = o.lo, hi = o.hi;
+    const __m512i left0 = _mm512_set1_epi32((int)left);
+    const __m512i right0 = _mm512_set1_epi32((int)right);
+
+    /* vptestnmd: lane set when the column is not attacked (diagonals or
+     * border queens), ANDed with the lanes alive; 12 lanes start alive. */
+    __mmask16 alive = _mm512_mask_testn_epi32_mask(
+        0x0FFF, _mm512_or_si512(_mm512_set1_epi32((int)(left | right)), t->fixed[0]), first);
+    /* Diagonals move one column per row: left up, right down, by the gap. */
+    const __m512i left1 = _mm512_sll_epi32(_mm512_or_si512(left0, first), t->shift[0]);
+    const __m512i right1 = _mm512_srl_epi32(_mm512_or_si512(right0, first), t->shift[0]);
+    alive = _mm512_mask_testn_epi32_mask(alive, full_or3(left1, right1, t->fixed[1]), second);
+    const __m512i left2 = _mm512_sll_epi32(_mm512_or_si512(left1, second), t->shift[1]);
+    const __m512i right2 = _mm512_srl_epi32(_mm512_or_si512(right1, second), t->shift[1]);
+    /* Last two levels: a queen on lo (hi), then hi (lo) unattacked below. */
+    const __m512i attacked2 = full_or3(left2, right2, t->fixed[2]);
+    const __m512i attacked_lo = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, lo), t->shift[2]),
+                                         _mm512_srl_epi32(_mm512_or_si512(right2, lo), t->shift[2]),
+                                         t->fixed[3]);
+    const __m512i attacked_hi = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, hi), t->shift[2]),
+                                         _mm512_srl_epi32(_mm512_or_si512(right2, hi), t->shift[2]),
+                                         t->fixed[3]);
+    __mmask16 via_lo = _mm512_mask_testn_epi32_mask(alive, attacked2, lo);
+    via_lo = _mm512_mask_testn_epi32_mask(via_lo, attacked_lo, hi);
+    __mmask16 via_hi = _mm512_mask_testn_epi32_mask(alive, attacked2, hi);
+    via_hi = _mm512_mask_testn_epi32_mask(via_hi, attacked_hi, lo);
+    /* Each surviving lane is one placement order: one solution. */
+    return (uint64_t)__builtin_popcount(via_lo) + (uint64_t)__builtin_popcount(via_hi);
+}
+
+#endif /* NQ_SEARCH_AVX512 */
+
+struct full_tail;
+
+/*
+ * Counts the completions of constellation c from `level` with the given
+ * masks (for that level's row).  Needs level <= c->levels - 1 - finish.
+ *
+ * Iterative DFS with an explicit stack.  Compared with a row-by-row kernel
+ * it ORs in each row's border attacks (c->fixed) and moves the diagonals by
+ * the row distance to the next free row (c->shift), skipping the side
+ * queens' rows.  The last `finish` levels are never descended into: with
+ * finish = 1 the last level has one column left, so a placement on the
+ * level before completes a solution exactly when that column is free; with
+ * finish = 4 (AVX-512 builds only) each placement goes to full_last_four()
+ * with the tables in *tail.  `finish` is a constant at every call site, so
+ * each gets its own copy of the loop, as in search.h.
+ */
+NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols, uint32_t left,
+                                   uint32_t right, const int finish,
+                                   const struct full_tail *tail)
+{
+    uint32_t st_free[NQ_MAX_N], st_cols[NQ_MAX_N], st_left[NQ_MAX_N], st_right[NQ_MAX_N];
+    const int last = c->levels - 1 - finish; /* the level above the finished ones */
+    int d = level;
+    uint32_t free_sq = ~(cols | left | right | c->fixed[d]);
+    /* Per-level constants of the two levels below d, kept in registers while
+     * the candidates of level d are tried. */
+    uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
+    int sh = c->shift[d], sh1 = c->shift[d + 1];
+    uint64_t count = 0;
+    (void)tail;
+
+    /* Hot loop: one iteration places one queen or backtracks one level. */
+    for (;;) {
+        if (free_sq) {
+            /* x & -x isolates the lowest set bit: the next square to try. */
+            uint32_t bit = free_sq & (0u - free_sq);
+            free_sq ^= bit;
+            uint32_t ncols = cols | bit;
+            /* Diagonals move one column per row, so sh columns down to the
+             * next free row; bits pushed past the board are masked by cols. */
+            uint32_t nleft = (left | bit) << sh;
+            uint32_t nright = (right | bit) >> sh;
+            if (d == last) {
+#ifdef NQ_SEARCH_AVX512
+                if (finish == 4) {
+                    count += full_last_four(tail, ncols, nleft, nright);
+                    continue;
+                }
+#endif
+                /* The last level has at most one free square. */
+                count += ~(ncols | nleft | nright | fixed1) != 0;
+                continue;
+            }
+            uint32_t nfree = ~(ncols | nleft | nright | fixed1);
+            /* Descend only if the next level has a free square and the one
+             * after it is not already fully attacked (shifting once more
+             * projects the diagonals there); the AND with a 0/-1 mask keeps
+             * this a single branch. */
+            uint32_t after = ~(ncols | (nleft << sh1) | (nright >> sh1) | fixed2);
+            if (nfree & (0u - (uint32_t)(after != 0))) {
+                st_free[d] = free_sq;
+                st_cols[d] = cols;
+                st_left[d] = left;
+                st_right[d] = right;
+                d++;
+                cols = ncols;
+                left = nleft;
+                right = nright;
+                free_sq = nfree;
+                fixed1 = fixed2;
+                fixed2 = c->fixed[d + 2];
+                sh = sh1;
+                sh1 = c->shift[d + 1];
+            }
+            continue;
+        }
+        if (d == level)
+            break;
+        d--;
+        free_sq = st_free[d];
+        cols = st_cols[d];
+        left = st_left[d];
+        right = st_right[d];
+        fixed1 = c->fixed[d + 1];
+        fixed2 = c->fixed[d + 2];
+        sh = c->shift[d];
+        sh1 = c->shift[d + 1];
+    }
+    return count;
+}
+
+/* Counts the completions from `level` (see full_dfs()), with the vector
+ * finisher when the build has AVX-512 and at least five levels are left. */
+static uint64_t full_count_any(const full_const *c, int level, uint32_t cols, uint32_t left,
+                               uint32_t right)
+{
+#ifdef NQ_SEARCH_AVX512
+    if (c->levels - level >= 5) {
+        full_tail tail;
+        full_tail_load(c, &tail);
+        return full_dfs(c, level, cols, left, right, 4, &tail);
+    }
+#endif
+    return full_dfs(c, level, cols, left, right, 1, NULL);
+}
+
+/* Per-solution bookkeeping of the explicit paths. */
+typedef struct {
+    int n;
+    int board[NQ_MAX_N];  /* board[row] = column of the row's queen */
+    const uint8_t *syms;  /* symmetries to test (identity first) */
+    int nsyms;
+    int weight;           /* solutions each one found stands for */
+    nq_counts counts;
+    uint64_t *classes;    /* optional: classes by size, indexed 1..8 */
+} leaf_state;
+
+/* Lexicographic comparison of the board with its image under g: returns 1
+ * when the board is not larger (it may represent the class), and sets *same
+ * when they are equal. */
+static int board_not_larger(const leaf_state *st, int g, int *same)
+{
+    int image[NQ_MAX_N];
+    nq_sym_board(g, st->n, st->board, image);
+    for (int row = 0; row < st->n; row++)
+        if (st->board[row] != image[row]) {
+            *same = 0;
+            return st->board[row] < image[row];
+        }
+    *same = 1;
+    return 1;
+}
+
+/* A complete board: counted with st->weight; counted unique when it is the
+ * smallest of its images under st->syms. */
+static void leaf(leaf_state *st)
+{
+    int smallest = 1, fixing = 0;
+    for (int i = 0; i < st->nsyms; i++) {
+        int same;
+        smallest &= board_not_larger(st, st->syms[i], &same);
+        fixing += same;
+    }
+    st->counts.total += (nq_u128)st->weight;
+    if (smallest) {
+        st->counts.unique++;
+        /* Stab(s) lies within the tested symmetries, so fixing = |Stab(s)|. */
+        if (st->classes)
+            st->classes[NQ_SYMMETRIES / fixing]++;
+    }
+}
+
+/* Explicit search over the free rows of c from `level`, recording columns. */
+static void explicit_search(leaf_state *st, const full_const *c, int level, uint32_t cols,
+                            uint32_t left, uint32_t right)
+{
+    if (level == c->levels) {
+        leaf(st);
+        return;
+    }
+    uint32_t free_sq = ~(cols | left | right | c->fixed[level]);
+    const int sh = c->shift[level];
+    while (free_sq) {
+        uint32_t bit = free_sq & (0u - free_sq); /* lowest free square */
+        free_sq ^= bit;
+        st->board[c->row[level]] = __builtin_ctz(bit);
+        explicit_search(st, c, level + 1, cols | bit, (left | bit) << sh, (right | bit) >> sh);
+    }
+}
+
+/* Every solution of a small board, each tested against all 8 symmetries. */
+static void small_search(leaf_state *st, int row, uint32_t cols, uint32_t left, uint32_t right)
+{
+    if (row == st->n) {
+        leaf(st);
+        return;
+    }
+    uint32_t free_sq = nq_board_mask(st->n) & ~(cols | left | right);
+    while (free_sq) {
+        uint32_t bit = free_sq & (0u - free_sq); /* lowest free square */
+        free_sq ^= bit;
+        st->board[row] = __builtin_ctz(bit);
+        small_search(st, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+    }
+}
+
+static const uint8_t all_symmetries[NQ_SYMMETRIES] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+/* Solves one unit into *out; also adds its classes by size to classes[1..8]
+ * when classes is not NULL (which forces the explicit path). */
+static void full_solve_unit(const nq_job *job, uint64_t unit, nq_counts *out,
+                            uint64_t *classes)
+{
+    const full_plan *plan = job->plan;
+    leaf_state st;
+    memset(&st, 0, sizeof st);
+    st.n = job->n;
+    st.classes = classes;
+
+    if (plan->small) {
+        /* Each solution counts once; a class counts at its smallest member. */
+        st.syms = all_symmetries;
+        st.nsyms = NQ_SYMMETRIES;
+        st.weight = 1;
+        small_search(&st, 0, 0, 0, 0);
+        *out = st.counts;
+        return;
+    }
+
+    const full_unit *u = &plan->units[unit];
+    const full_const *c = &plan->consts[u->constellation];
+    if (c->nstab == 1 && !classes) {
+        /* Stab(c) trivial: every solution found is a class of 8. */
+        uint64_t found = full_count_any(c, u->level, u->cols, u->left, u->right);
+        out->total = (nq_u128)found * NQ_SYMMETRIES;
+        out->unique = found;
+        return;
+    }
+    for (int i = 0; i < c->queens; i++)
+        st.board[c->qrow[i]] = c->qcol[i];
+    for (int k = 0; k < u->level; k++)
+        st.board[c->row[k]] = u->prefix[k];
+    st.syms = c->stab;
+    st.nsyms = c->nstab;
+    st.weight = c->weight;
+    explicit_search(&st, c, u->level, u->cols, u->left, u->right);
+    *out = st.counts;
+}
+
+/* Weight of a look-ahead leaf: the product over the levels from `level` on
+ * of the squares each would have free if no further queen were placed (the
+ * mirror engine's leaf weight, estimate.c, with this constellation's fixed
+ * attacks and row gaps).  It ignores that every queen also takes a column,
+ * so it overstates a subtree more the more rows are left. */
+static double leaf_weight(const full_const *c, int level, uint32_t cols, uint32_t left,
+                          uint32_t right)
+{
+    double w = 1; /* at most 32 factors of at most 32: no overflow */
+    for (int j = level; j < c->levels; j++) {
+        const int d = c->row[j] - c->row[level];
+        const uint32_t l = d < 32 ? left << d : 0, r = d < 32 ? right >> d : 0;
+        const int f = __builtin_popcount(~(cols | l | r | c->fixed[j]));
+        if (f == 0)
+            return 0;
+        w *= f;
+    }
+    return w;
+}
+
+/* Sum of the leaf weights `ahead` levels below (level, masks) of c. */
+static double weigh(const full_const *c, int level, uint32_t cols, uint32_t left,
+                    uint32_t right, int ahead)
+{
+    if (ahead == 0 || level >= c->levels)
+        return leaf_weight(c, level, cols, left, right);
+    uint32_t free_sq = ~(cols | left | right | c->fixed[level]);
+    const int sh = c->shift[level];
+    double w = 0;
+    while (free_sq) {
+        uint32_t bit = free_sq & (0u - free_sq); /* lowest free square */
+        free_sq ^= bit;
+        w += weigh(c, level + 1, cols | bit, (left | bit) << sh, (right | bit) >> sh, ahead - 1);
+    }
+    return w;
+}
+
+/* Square root of x >= 0 by Newton's method (the library does not link
+ * libm); relative error far below what an estimate needs. */
+static double root(double x)
+{
+    if (x <= 0)
+        return 0;
+    double r = x > 1 ? x : 1; /* >= the root: the iteration falls to it */
+    for (int i = 0; i < 200; i++) {
+        const double next = 0.5 * (r + x / r);
+        if (next >= r)
+            break;
+        r = next;
+    }
+    return r;
+}
+
+/*
+ * The estimate hook: per unit, the square root of its leaf-weight sum
+ * NQ_FULL_ESTIMATE_LEVELS levels down (weigh).  Not the plan's sort key:
+ * that look-ahead node count sees only the top of each subtree, and on
+ * measured profiles (N = 16, 17, split depth 0) it correlates with unit
+ * times at 0.53-0.57 and compresses their spread (largest/mean unit 2.2
+ * against 9.5-11.6 measured), so it predicts too well.  The leaf weight
+ * correlates at ~0.9 but overstates the spread (~35), because it grows
+ * with the free rows' width as a product; log-log fits of measured time
+ * against it have slopes 0.54-0.62, so its square root has the measured
+ * spread (~8) and correlates best: 0.88-0.92 in nqueens-bench --profile
+ * at N = 16 (split depths 0 and 1) and 17.  The unit list and its order are
+ * the plan's; only the hook uses this.  Units are independent, so they are
+ * weighed in parallel (hundreds of thousands at large N).
+ */
+static int full_estimate(const nq_job *job, double *costs)
+{
+    const full_plan *plan = job->plan;
+    if (plan->small) {
+        costs[0] = 1;
+        return 0;
+    }
+    const int ahead = NQ_FULL_ESTIMATE_LEVELS(job->n);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64)
+#endif
+    for (long u = 0; u < (long)job->units; u++) {
+        const full_unit *x = &plan->units[u];
+        costs[u] = root(weigh(&plan->consts[x->constellation], x->level, x->cols, x->left,
+                              x->right, ahead));
+    }
+    return 0;
+}
+
+static void full_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
+{
+    (void)scratch;
+    full_solve_unit(job, unit, out, NULL);
+}
+
+int nq_full_class_sizes(int n, uint64_t classes[NQ_SYMMETRIES + 1])
+{
+    if (!classes)
+        return NQ_EINVAL_ARG;
+    nq_settings s;
+    nq_default_settings(&s);
+    s.n = n;
+    s.threads = 1;
+    s.engine = NQ_ENGINE_FULL;
+    nq_job *job = NULL;
+    int ret = nq_job_create(&job, &s);
+    if (ret < 0)
+        return ret;
+    memset(classes, 0, (NQ_SYMMETRIES + 1) * sizeof *classes);
+    for (uint64_t u = 0; u < job->units; u++) {
+        nq_counts one;
+        full_solve_unit(job, u, &one, classes);
+    }
+    nq_job_free(&job);
+    return 0;
+}
+
+const struct nq_engine_ops nq_engine_full = {
+    .id = NQ_ENGINE_FULL,
+    .name = "full",
+    .has_unique = 1,
+    .plan = full_plan_job,
+    .solve = full_solve,
+    .release = full_release,
+    .estimate = full_estimate,
+};

@@ -1,0 +1,744 @@
+/*
+ * journal.c - the crash-safe checkpoint journal (see journal.h).
+ *
+ * File format, all integers little-endian, every block 64 bytes:
+ *
+ *   header   "NQJOURNL", version, header size, n, engine, split depth,
+ *            record size, units, job identity, units per chunk, CRC-32
+ *   records  type ("CHNK" or "DONE"), chunk index, total (128 bits),
+ *            unique (128 bits), 8 reserved zero bytes, CRC-32 of the
+ *            record's first 60 bytes
+ *
+ * A CHNK record says one chunk finished with those counts; the single DONE
+ * record, last, holds the run's final counts.  Records are only ever
+ * appended, so a crash can damage at most the tail that was being written:
+ * on open a bad or partial last record (or a zero-filled tail, as a power
+ * loss may leave) is discarded and truncated away, while a bad record with
+ * good ones after it means the file was damaged some other way and is
+ * refused untouched.  Fixed-size records keep every record boundary on a
+ * 64-byte multiple, so a write cut short at a page boundary tears nothing.
+ *
+ * Workers record chunks into a memory buffer under a mutex; whoever owns
+ * the journal (the monitor thread) flushes that buffer with write() and
+ * fsync() now and then, so workers never block on I/O.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal/crc.h"
+#include "journal/journal.h"
+
+#define JOURNAL_MAGIC "NQJOURNL"
+/* Version 2 dropped the node count that version 1 records carried (no
+ * engine counted nodes). */
+#define JOURNAL_VERSION 2u
+#define BLOCK 64u /* header and record size */
+#define CRC_AT 60u /* the checksum covers the 60 bytes before it */
+#define REC_CHUNK UINT32_C(0x4b4e4843) /* "CHNK" as little-endian bytes */
+#define REC_DONE UINT32_C(0x454e4f44)  /* "DONE" */
+/* Records read from disk per pread() while loading. */
+#define LOAD_BATCH 1024u
+
+struct nq_journal {
+    char *path;
+    int fd;
+    uint64_t units, chunk_units, chunks;
+    unsigned char *done;   /* loaded at open; never changed afterwards */
+    nq_counts resumed;     /* sum of the chunks loaded at open */
+    uint64_t resumed_units;
+    int complete;
+
+    pthread_mutex_t lock;  /* guards everything below it but io_* */
+    unsigned char *recorded; /* chunks recorded by this process */
+    nq_counts recorded_sum;
+    unsigned char *pending; /* encoded records not yet written */
+    size_t pending_len;
+
+    pthread_mutex_t io_lock; /* serialises write/fsync and guards io_* */
+    unsigned char *io_buf;   /* the batch being written */
+    int io_failed;
+    int unsynced; /* written since the last fsync */
+    char io_error[NQ_JOURNAL_DETAIL_MAX];
+};
+
+/* Fields of a header, decoded. */
+typedef struct header {
+    uint32_t version, header_size, n, engine, split, record_size;
+    uint64_t units, identity, chunk_units;
+} header;
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void put128(unsigned char *p, nq_u128 v)
+{
+    put64(p, (uint64_t)v);
+    put64(p + 8, (uint64_t)(v >> 64));
+}
+
+static nq_u128 get128(const unsigned char *p)
+{
+    return ((nq_u128)get64(p + 8) << 64) | get64(p);
+}
+
+/* Writes a printf-style line into detail (when not NULL). */
+static void say(char *detail, size_t size, const char *fmt, ...)
+{
+    if (!detail || !size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, size, fmt, ap);
+    va_end(ap);
+}
+
+uint64_t nq_journal_chunk_units(const nq_job *job)
+{
+    uint64_t units = job->units;
+    uint64_t per = (units + NQ_JOURNAL_MAX_CHUNKS - 1) / NQ_JOURNAL_MAX_CHUNKS;
+    return per ? per : 1;
+}
+
+static void encode_header(unsigned char *b, const nq_job *job, uint64_t chunk_units)
+{
+    memset(b, 0, BLOCK);
+    memcpy(b, JOURNAL_MAGIC, 8);
+    put32(b + 8, JOURNAL_VERSION);
+    put32(b + 12, BLOCK);
+    put32(b + 16, (uint32_t)job->n);
+    put32(b + 20, (uint32_t)job->ops->id);
+    put32(b + 24, (uint32_t)job->split_depth);
+    put32(b + 28, BLOCK);
+    put64(b + 32, job->units);
+    put64(b + 40, job->identity);
+    put64(b + 48, chunk_units);
+    put32(b + CRC_AT, nq_crc32(0, b, CRC_AT));
+}
+
+/* Decodes a header block.  Returns 0, or NQ_EJOURNAL_CORRUPT with a reason
+ * when the block is not a journal header at all. */
+static int decode_header(const unsigned char *b, header *h, const char **why)
+{
+    if (memcmp(b, JOURNAL_MAGIC, 8) != 0) {
+        *why = "not a checkpoint journal (no journal header)";
+        return NQ_EJOURNAL_CORRUPT;
+    }
+    if (get32(b + CRC_AT) != nq_crc32(0, b, CRC_AT)) {
+        *why = "journal header is damaged (checksum mismatch)";
+        return NQ_EJOURNAL_CORRUPT;
+    }
+    h->version = get32(b + 8);
+    h->header_size = get32(b + 12);
+    h->n = get32(b + 16);
+    h->engine = get32(b + 20);
+    h->split = get32(b + 24);
+    h->record_size = get32(b + 28);
+    h->units = get64(b + 32);
+    h->identity = get64(b + 40);
+    h->chunk_units = get64(b + 48);
+    return 0;
+}
+
+static void encode_record(unsigned char *b, uint32_t type, uint64_t chunk, const nq_counts *c)
+{
+    memset(b, 0, BLOCK);
+    put32(b, type);
+    put64(b + 8, chunk);
+    put128(b + 16, c->total);
+    put128(b + 32, c->unique);
+    put32(b + CRC_AT, nq_crc32(0, b, CRC_AT));
+}
+
+static int all_zero(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Reads exactly len bytes at off; returns 0, or -1 with errno set (EIO for
+ * a file that ended early). */
+static int read_at(int fd, void *buf, size_t len, off_t off)
+{
+    unsigned char *p = buf;
+    while (len) {
+        ssize_t got = pread(fd, p, len, off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += got;
+        len -= (size_t)got;
+        off += got;
+    }
+    return 0;
+}
+
+/* Writes all len bytes (the fd is O_APPEND); returns 0 or -1 with errno. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    while (len) {
+        ssize_t put = write(fd, p, len);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0)
+            return -1;
+        p += put;
+        len -= (size_t)put;
+    }
+    return 0;
+}
+
+/* fsyncs the directory holding path, so a newly linked name survives a
+ * crash.  Best effort: some file systems refuse fsync on directories. */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return;
+    int fd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+/* Creates a journal holding only the header, atomically: the header goes
+ * into a temporary file beside path, is fsynced, and is then linked to
+ * path, so no crash can leave an empty or half-written header behind (and
+ * link() never replaces a file that appeared meanwhile).  Returns an open
+ * O_RDWR | O_APPEND descriptor or -1 with errno set. */
+static int create_journal(const char *path, const unsigned char *hdr)
+{
+    /* The temporary name is unique to this process; a leftover from a
+     * crashed process with the same pid is stale and may go. */
+    size_t size = strlen(path) + 32;
+    char *tmp = malloc(size);
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int err = errno;
+        free(tmp);
+        errno = err;
+        return -1;
+    }
+    int err = 0;
+    if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0)
+        err = errno;
+    close(fd);
+    int linked = !err && link(tmp, path) == 0;
+    if (!err && !linked)
+        err = errno;
+    unlink(tmp);
+    free(tmp);
+    if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS || err == EXDEV) {
+        /* A file system without hard links: create the file directly.  A
+         * crash before its header is fsynced can then leave a short file,
+         * which the next open refuses rather than misreads. */
+        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return -1;
+        if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0) {
+            err = errno;
+            close(fd);
+            unlink(path);
+            errno = err;
+            return -1;
+        }
+        sync_parent_dir(path);
+        return fd;
+    }
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    sync_parent_dir(path);
+    return open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+}
+
+static const char *engine_label(uint32_t e)
+{
+    const char *name = e < NQ_ENGINE_COUNT_ ? nq_engine_name((enum nq_engine)e) : NULL;
+    return name ? name : "unknown";
+}
+
+/* Compares a decoded header with the job.  Returns 0 or NQ_EJOURNAL_MISMATCH
+ * with the first difference written to detail. */
+static int check_header(const header *h, const nq_job *job, uint64_t chunk_units,
+                        const char *path, char *detail, size_t size)
+{
+    if (h->version < JOURNAL_VERSION) {
+        say(detail, size, "journal '%s' has format version %u, written by an older nqueens; this "
+            "build reads version %u (finish that run with the build that started it, or start a "
+            "new journal)", path, h->version, JOURNAL_VERSION);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->version != JOURNAL_VERSION) {
+        say(detail, size, "journal '%s' has format version %u, written by a newer nqueens; this "
+            "build reads version %u", path, h->version, JOURNAL_VERSION);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->header_size != BLOCK || h->record_size != BLOCK) {
+        say(detail, size, "journal '%s' has an unknown record layout", path);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->n != (uint32_t)job->n) {
+        say(detail, size, "journal '%s' is for N=%u, this run is N=%d", path, h->n, job->n);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->engine != (uint32_t)job->ops->id) {
+        say(detail, size, "journal '%s' is for engine %s, this run uses engine %s", path,
+            engine_label(h->engine), job->ops->name);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->split != (uint32_t)job->split_depth) {
+        say(detail, size, "journal '%s' is for split depth %u, this run uses split depth %d", path,
+            h->split, job->split_depth);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->units != job->units || h->identity != job->identity) {
+        say(detail, size, "journal '%s' lists other subproblems than this run (job identity differs)",
+            path);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    if (h->chunk_units != chunk_units) {
+        say(detail, size, "journal '%s' groups %llu units per chunk, this build %llu", path,
+            (unsigned long long)h->chunk_units, (unsigned long long)chunk_units);
+        return NQ_EJOURNAL_MISMATCH;
+    }
+    return 0;
+}
+
+/* Result of scanning the records of an existing journal. */
+typedef struct scan {
+    uint64_t valid_end;   /* file offset just past the last good record */
+    uint64_t torn_bytes;  /* bytes after it that a crash left (to discard) */
+    int has_done;
+    nq_counts done_counts;
+} scan;
+
+/* Reads every record after the header into j->done / j->resumed.
+ * Returns 0 or NQ_EJOURNAL_CORRUPT / NQ_EIO with detail written. */
+static int load_records(nq_journal *j, uint64_t file_size, scan *sc, char *detail, size_t size)
+{
+    const uint64_t body = file_size - BLOCK;
+    const uint64_t whole = body / BLOCK;
+    const uint64_t partial = body % BLOCK;
+    unsigned char *buf = malloc((size_t)LOAD_BATCH * BLOCK);
+    if (!buf)
+        return NQ_ENOMEM;
+    memset(sc, 0, sizeof *sc);
+    sc->valid_end = BLOCK;
+    int ret = 0;
+    uint64_t bad = UINT64_MAX; /* index of the first bad whole record */
+
+    for (uint64_t first = 0; first < whole && bad == UINT64_MAX && ret == 0; first += LOAD_BATCH) {
+        uint64_t count = whole - first < LOAD_BATCH ? whole - first : LOAD_BATCH;
+        if (read_at(j->fd, buf, (size_t)(count * BLOCK), (off_t)(BLOCK + first * BLOCK)) < 0) {
+            say(detail, size, "cannot read journal '%s': %s", j->path, strerror(errno));
+            ret = NQ_EIO;
+            break;
+        }
+        for (uint64_t i = 0; i < count; i++) {
+            const unsigned char *r = buf + i * BLOCK;
+            const uint64_t index = first + i;
+            if (get32(r + CRC_AT) != nq_crc32(0, r, CRC_AT)) {
+                bad = index;
+                break;
+            }
+            const uint64_t off = BLOCK + index * BLOCK;
+            uint32_t type = get32(r);
+            uint64_t chunk = get64(r + 8);
+            nq_counts c = {get128(r + 16), get128(r + 32)};
+            if (sc->has_done) {
+                say(detail, size, "journal '%s' is damaged: a record follows the completion record "
+                    "(offset %llu)", j->path, (unsigned long long)off);
+                ret = NQ_EJOURNAL_CORRUPT;
+                break;
+            }
+            if (type == REC_DONE && chunk == j->chunks) {
+                sc->has_done = 1;
+                sc->done_counts = c;
+            } else if (type == REC_CHUNK && chunk < j->chunks) {
+                /* A chunk recorded twice (e.g. re-dispensed under MPI) is
+                 * harmless when both records agree. */
+                if (!j->done[chunk]) {
+                    j->done[chunk] = 1;
+                    nq_counts_add(&j->resumed, &c);
+                    uint64_t begin = chunk * j->chunk_units;
+                    uint64_t end = begin + j->chunk_units < j->units ? begin + j->chunk_units : j->units;
+                    j->resumed_units += end - begin;
+                }
+            } else {
+                say(detail, size, "journal '%s' is damaged: record at offset %llu is invalid",
+                    j->path, (unsigned long long)off);
+                ret = NQ_EJOURNAL_CORRUPT;
+                break;
+            }
+            sc->valid_end = off + BLOCK;
+        }
+    }
+
+    if (ret == 0 && (bad != UINT64_MAX || partial)) {
+        /* Something after valid_end does not check out.  It is a torn tail
+         * only if it is the very end of the file: one bad last record, a
+         * partial record, or zeros to the end (space a crash allocated but
+         * never filled).  Anything else is damage in the middle. */
+        const uint64_t rest = file_size - sc->valid_end;
+        int torn = rest < BLOCK || (bad == whole - 1 && !partial);
+        if (!torn && rest <= (uint64_t)64 << 20) {
+            unsigned char *tail = malloc((size_t)rest);
+            if (tail && read_at(j->fd, tail, (size_t)rest, (off_t)sc->valid_end) == 0)
+                torn = all_zero(tail, (size_t)rest);
+            free(tail);
+        }
+        if (torn) {
+            sc->torn_bytes = rest;
+        } else {
+            say(detail, size, "journal '%s' is damaged: record at offset %llu fails its checksum "
+                "and valid records follow", j->path, (unsigned long long)sc->valid_end);
+            ret = NQ_EJOURNAL_CORRUPT;
+        }
+    }
+    free(buf);
+    return ret;
+}
+
+/* Allocates the in-memory side of a journal for job. */
+static nq_journal *journal_new(const char *path, const nq_job *job)
+{
+    nq_journal *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->fd = -1;
+    j->units = job->units;
+    j->chunk_units = nq_journal_chunk_units(job);
+    j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
+    const size_t flags = j->chunks ? (size_t)j->chunks : 1;
+    const size_t bytes = (size_t)(j->chunks + 1) * BLOCK; /* every chunk once, plus DONE */
+    j->path = strdup(path);
+    j->done = calloc(flags, 1);
+    j->recorded = calloc(flags, 1);
+    j->pending = malloc(bytes);
+    j->io_buf = malloc(bytes);
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_mutex_init(&j->io_lock, NULL);
+    if (!j->path || !j->done || !j->recorded || !j->pending || !j->io_buf) {
+        nq_journal_close(&j);
+        return NULL;
+    }
+    return j;
+}
+
+int nq_journal_open_detail(nq_journal **out, const char *path, const nq_job *job,
+                           void (*notice)(const char *message, void *user), void *user,
+                           char *detail, size_t size)
+{
+    if (detail && size)
+        detail[0] = '\0';
+    if (!out || !path || !job)
+        return NQ_EINVAL_ARG;
+    *out = NULL;
+    nq_journal *j = journal_new(path, job);
+    if (!j)
+        return NQ_ENOMEM;
+    unsigned char hdr[BLOCK];
+    encode_header(hdr, job, j->chunk_units);
+    int ret = 0;
+
+    j->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (j->fd < 0 && errno == ENOENT) {
+        j->fd = create_journal(path, hdr);
+        if (j->fd < 0) {
+            say(detail, size, "cannot create journal '%s': %s", path, strerror(errno));
+            ret = NQ_EIO;
+        }
+        goto done;
+    }
+    if (j->fd < 0) {
+        say(detail, size, "cannot open journal '%s' for writing: %s", path, strerror(errno));
+        ret = NQ_EIO;
+        goto done;
+    }
+
+    struct stat st;
+    if (fstat(j->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        say(detail, size, "journal '%s' is not a regular file", path);
+        ret = NQ_EIO;
+        goto done;
+    }
+    if (st.st_size == 0) {
+        say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", path);
+        ret = NQ_EJOURNAL_CORRUPT;
+        goto done;
+    }
+    unsigned char got[BLOCK];
+    header h;
+    const char *why = "not a checkpoint journal (too short)";
+    if ((uint64_t)st.st_size < BLOCK || read_at(j->fd, got, BLOCK, 0) < 0 ||
+        decode_header(got, &h, &why) < 0) {
+        say(detail, size, "journal '%s': %s", path, why);
+        ret = NQ_EJOURNAL_CORRUPT;
+        goto done;
+    }
+    ret = check_header(&h, job, j->chunk_units, path, detail, size);
+    if (ret < 0)
+        goto done;
+
+    scan sc;
+    ret = load_records(j, (uint64_t)st.st_size, &sc, detail, size);
+    if (ret < 0)
+        goto done;
+    if (sc.has_done) {
+        /* A completion record must agree with the chunks before it. */
+        int all = 1;
+        for (uint64_t c = 0; c < j->chunks && all; c++)
+            all = j->done[c];
+        if (!all || sc.done_counts.total != j->resumed.total ||
+            sc.done_counts.unique != j->resumed.unique) {
+            say(detail, size, "journal '%s' is damaged: its completion record disagrees with its "
+                "chunk records", path);
+            ret = NQ_EJOURNAL_CORRUPT;
+            goto done;
+        }
+        j->complete = 1;
+    }
+    if (sc.torn_bytes) {
+        /* Only now, with the rest validated, is the file changed: the torn
+         * tail goes, so new records follow the last good one directly. */
+        if (ftruncate(j->fd, (off_t)sc.valid_end) < 0 || fsync(j->fd) < 0) {
+            say(detail, size, "cannot truncate the torn tail of journal '%s': %s", path,
+                strerror(errno));
+            ret = NQ_EIO;
+            goto done;
+        }
+        if (notice) {
+            char line[NQ_JOURNAL_DETAIL_MAX + 64];
+            snprintf(line, sizeof line,
+                     "journal '%s': discarded a torn last record (%llu bytes at offset %llu), "
+                     "kept %llu finished chunks",
+                     path, (unsigned long long)sc.torn_bytes, (unsigned long long)sc.valid_end,
+                     (unsigned long long)((sc.valid_end - BLOCK) / BLOCK));
+            notice(line, user);
+        }
+    }
+done:
+    if (ret < 0) {
+        nq_journal_close(&j);
+        return ret;
+    }
+    *out = j;
+    return 0;
+}
+
+int nq_journal_open(nq_journal **out, const char *path, const nq_job *job,
+                    void (*notice)(const char *message, void *user), void *user)
+{
+    return nq_journal_open_detail(out, path, job, notice, user, NULL, 0);
+}
+
+uint64_t nq_journal_chunks(const nq_journal *j)
+{
+    return j->chunks;
+}
+
+const unsigned char *nq_journal_done(const nq_journal *j)
+{
+    return j->done;
+}
+
+nq_counts nq_journal_resumed_counts(const nq_journal *j)
+{
+    return j->resumed;
+}
+
+uint64_t nq_journal_resumed_units(const nq_journal *j)
+{
+    return j->resumed_units;
+}
+
+int nq_journal_is_complete(const nq_journal *j)
+{
+    return j->complete;
+}
+
+int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts)
+{
+    if (!j || !counts || chunk >= j->chunks)
+        return NQ_EINVAL_ARG;
+    pthread_mutex_lock(&j->lock);
+    /* Chunks loaded at open or already recorded are not written again, so
+     * the pending buffer (one slot per chunk) can never overflow. */
+    if (!j->done[chunk] && !j->recorded[chunk] && !j->complete) {
+        j->recorded[chunk] = 1;
+        nq_counts_add(&j->recorded_sum, counts);
+        encode_record(j->pending + j->pending_len, REC_CHUNK, chunk, counts);
+        j->pending_len += BLOCK;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return 0;
+}
+
+/* Writes the pending records; with sync also fsyncs.  Caller holds io_lock. */
+static int flush_locked(nq_journal *j, int sync)
+{
+    if (j->io_failed)
+        return NQ_EIO;
+    pthread_mutex_lock(&j->lock);
+    unsigned char *batch = j->pending;
+    size_t len = j->pending_len;
+    j->pending = j->io_buf;
+    j->pending_len = 0;
+    j->io_buf = batch;
+    pthread_mutex_unlock(&j->lock);
+
+    const char *op = NULL;
+    if (len && write_all(j->fd, batch, len) < 0)
+        op = "write to";
+    j->unsynced |= len != 0;
+    /* fsync only when something was written since the last one. */
+    if (!op && sync && j->unsynced) {
+        if (fsync(j->fd) < 0)
+            op = "fsync";
+        else
+            j->unsynced = 0;
+    }
+    if (op) {
+        /* After a failed write the file may end in a partial record; stop
+         * writing so it stays a torn tail that the next open discards. */
+        snprintf(j->io_error, sizeof j->io_error, "cannot %s journal '%s': %s", op, j->path,
+                 strerror(errno));
+        j->io_failed = 1;
+        return NQ_EIO;
+    }
+    return 0;
+}
+
+int nq_journal_flush(nq_journal *j, int sync)
+{
+    if (!j)
+        return NQ_EINVAL_ARG;
+    pthread_mutex_lock(&j->io_lock);
+    int ret = flush_locked(j, sync);
+    pthread_mutex_unlock(&j->io_lock);
+    return ret;
+}
+
+int nq_journal_finish(nq_journal *j)
+{
+    if (!j)
+        return NQ_EINVAL_ARG;
+    if (j->complete)
+        return 0;
+    pthread_mutex_lock(&j->io_lock);
+    pthread_mutex_lock(&j->lock);
+    int all = 1;
+    for (uint64_t c = 0; c < j->chunks && all; c++)
+        all = j->done[c] || j->recorded[c];
+    nq_counts final = j->resumed;
+    nq_counts_add(&final, &j->recorded_sum);
+    if (all) {
+        encode_record(j->pending + j->pending_len, REC_DONE, j->chunks, &final);
+        j->pending_len += BLOCK;
+        j->complete = 1;
+    }
+    pthread_mutex_unlock(&j->lock);
+    int ret = all ? flush_locked(j, 1) : NQ_EINVAL_ARG;
+    pthread_mutex_unlock(&j->io_lock);
+    return ret;
+}
+
+const char *nq_journal_last_error(const nq_journal *j)
+{
+    return j && j->io_failed ? j->io_error : "";
+}
+
+void nq_journal_close(nq_journal **jp)
+{
+    if (!jp || !*jp)
+        return;
+    nq_journal *j = *jp;
+    if (j->fd >= 0) {
+        nq_journal_flush(j, 1);
+        close(j->fd);
+    }
+    pthread_mutex_destroy(&j->lock);
+    pthread_mutex_destroy(&j->io_lock);
+    free(j->path);
+    free(j->done);
+    free(j->recorded);
+    free(j->pending);
+    free(j->io_buf);
+    free(j);
+    *jp = NULL;
+}
+
+int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split_depth)
+{
+    if (!path)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    unsigned char b[BLOCK];
+    header h;
+    const char *why;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read_at(fd, b, BLOCK, 0) == 0 &&
+             decode_header(b, &h, &why) == 0;
+    close(fd);
+    if (!ok)
+        return 0;
+    if (n)
+        *n = (int)h.n;
+    if (engine)
+        *engine = h.engine < NQ_ENGINE_COUNT_ ? (enum nq_engine)h.engine : NQ_ENGINE_AUTO;
+    if (split_depth)
+        *split_depth = (int)h.split;
+    return 1;
+}
