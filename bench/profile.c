@@ -23,9 +23,8 @@
 #include <omp.h>
 #endif
 
+#include "api/plan.h"
 #include "bench.h"
-#include "core/engine.h"
-#include "journal/journal.h"
 #include "run/model.h"
 
 #define PROFILE_MAX_P 1024
@@ -281,7 +280,7 @@ static int predict_ranks(const nq_settings *base, int ranks, int threads)
     int ret = plan_timed(&s, &job, &plan);
     if (ret < 0)
         return ret;
-    const uint64_t units = nq_job_units(job), per = nq_journal_chunk_units(job);
+    const uint64_t units = nq_job_units(job), per = nq_plan_durable_chunk_units(job);
     double eff = NAN, low = NAN;
     double *costs = estimate_costs(job);
     nq_model_ranks_result r;

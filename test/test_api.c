@@ -63,6 +63,58 @@ static void test_invalid_settings(void **state)
     assert_null(job);
 }
 
+/* nq_check_settings: each refusal names the setting and its value, what
+ * does not apply to the engine is refused, and nq_count says the same. */
+static void test_check_settings_names_the_field(void **state)
+{
+    (void)state;
+    static const struct {
+        int n, threads, split_depth;
+        enum nq_engine engine;
+        int code;
+        const char *mentions;
+    } cases[] = {
+        {33, 0, 0, NQ_ENGINE_AUTO, NQ_EINVAL_N, "board size N=33"},
+        {8, 5000, 0, NQ_ENGINE_AUTO, NQ_EINVAL_THREADS, "thread count 5000"},
+        {8, 0, 9, NQ_ENGINE_MIRROR, NQ_EINVAL_SPLIT, "split depth 9"},
+        {6, 0, 7, NQ_ENGINE_MIRROR, NQ_EINVAL_SPLIT, "split depth 7 exceeds"},
+        {12, 0, 2, NQ_ENGINE_MITM, NQ_EINVAL_SPLIT, "does not apply to engine mitm"},
+        {16, 0, 2, NQ_ENGINE_AUTO, NQ_EINVAL_SPLIT, "which auto picks"},
+        {10, 0, 2, NQ_ENGINE_PLAIN, NQ_EINVAL_SPLIT, "does not apply to engine plain"},
+        {10, 2, 0, NQ_ENGINE_PLAIN, NQ_EINVAL_THREADS, "engine plain"},
+        {NQ_MAX_N, 0, 0, NQ_ENGINE_MITM, NQ_EUNSUPPORTED, "engine mitm cannot count N=32"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nq_settings s;
+        nq_default_settings(&s);
+        s.n = cases[i].n;
+        s.threads = cases[i].threads;
+        s.split_depth = cases[i].split_depth;
+        s.engine = cases[i].engine;
+        char detail[200];
+        assert_int_equal(nq_check_settings(&s, detail, sizeof detail), cases[i].code);
+        if (!strstr(detail, cases[i].mentions))
+            fail_msg("case %zu: '%s' should mention '%s'", i, detail, cases[i].mentions);
+        assert_int_equal(nq_validate_settings(&s), cases[i].code);
+        nq_result r;
+        assert_int_equal(nq_count(&s, &r), cases[i].code);
+        assert_string_equal(r.detail, detail);
+    }
+    /* What applies is accepted, and a success leaves the detail empty. */
+    nq_settings s;
+    nq_default_settings(&s);
+    s.n = 10;
+    s.engine = NQ_ENGINE_PLAIN;
+    s.threads = 1;
+    char detail[64] = "stale";
+    assert_int_equal(nq_check_settings(&s, detail, sizeof detail), 0);
+    assert_string_equal(detail, "");
+    s.engine = NQ_ENGINE_FULL;
+    s.threads = 3;
+    s.split_depth = 2;
+    assert_int_equal(nq_check_settings(&s, NULL, 0), 0);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -181,6 +233,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_invalid_settings), cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_check_settings_names_the_field),
         cmocka_unit_test(test_error_text),       cmocka_unit_test(test_engine_names),
         cmocka_unit_test(test_u128_format),      cmocka_unit_test(test_list_solutions),
     };

@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "journal/crc.h"
 #include "api/plan.h"
+#include "journal/crc.h"
 #include "journal/journal.h"
 #include "known.h"
 
@@ -135,7 +135,8 @@ static void test_complete_and_rerun(void **state)
     nq_job *job = NULL;
     assert_int_equal(nq_job_create(&job, &s), 0);
     nq_journal *j = NULL;
-    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    assert_int_equal(nq_journal_open(&j, path, job, nq_plan_durable_chunk_units(job), NULL, NULL,
+                                     NULL, 0), 0);
     assert_true(nq_journal_is_complete(j));
     assert_int_equal(nq_journal_resumed_units(j), nq_job_units(job));
     assert_true(nq_journal_resumed_counts(j).total == known_total[11]);
@@ -160,8 +161,9 @@ static void test_record_and_reload(void **state)
     nq_settings s = settings_for(10, 3);
     nq_job *job = NULL;
     assert_int_equal(nq_job_create(&job, &s), 0);
+    const uint64_t chunk_units = 2;
     nq_journal *j = NULL;
-    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    assert_int_equal(nq_journal_open(&j, path, job, chunk_units, NULL, NULL, NULL, 0), 0);
     uint64_t chunks = nq_journal_chunks(j);
     assert_true(chunks >= 3);
     assert_int_equal(nq_journal_resumed_units(j), 0);
@@ -173,14 +175,18 @@ static void test_record_and_reload(void **state)
     assert_int_equal(nq_journal_flush(j, 1), 0);
     nq_journal_close(&j);
 
-    assert_int_equal(nq_journal_open(&j, path, job, NULL, NULL), 0);
+    char detail[NQ_JOURNAL_DETAIL_MAX];
+    assert_int_equal(nq_journal_open(&j, path, job, chunk_units + 1, NULL, NULL, detail,
+                                     sizeof detail), NQ_EJOURNAL_MISMATCH);
+    assert_non_null(strstr(detail, "units per chunk"));
+    assert_int_equal(nq_journal_open(&j, path, job, chunk_units, NULL, NULL, NULL, 0), 0);
     const unsigned char *done = nq_journal_done(j);
     assert_int_equal(done[0], 1);
     assert_int_equal(done[1], 0);
     assert_int_equal(done[2], 1);
     nq_counts sum = nq_journal_resumed_counts(j);
     assert_true(sum.total == 16 && sum.unique == 20);
-    assert_int_equal(nq_journal_resumed_units(j), 2 * nq_journal_chunk_units(job));
+    assert_int_equal(nq_journal_resumed_units(j), 2 * chunk_units);
     assert_false(nq_journal_is_complete(j));
     nq_journal_close(&j);
     nq_job_free(&job);
@@ -296,6 +302,7 @@ static void test_mismatch_refused(void **state)
     other = s;
     other.engine = NQ_ENGINE_PLAIN;
     other.split_depth = 0;
+    other.threads = 1;
     assert_refused(&other, NQ_EJOURNAL_MISMATCH, "engine");
 
     /* An older and a newer format version, each with a valid header
@@ -367,7 +374,8 @@ static void test_unusable_paths(void **state)
     assert_non_null(strstr(r.detail, dir));
 }
 
-/* Chunking and the journal's split depth depend on n only, not threads. */
+/* A new journalled mirror run plans a split depth and chunks that depend
+ * on n alone, whatever the thread count, so any thread count resumes it. */
 static void test_plan_ignores_threads(void **state)
 {
     (void)state;
@@ -375,26 +383,62 @@ static void test_plan_ignores_threads(void **state)
     for (int threads = 1; threads <= 64; threads *= 4) {
         nq_settings s = settings_for(17, 0);
         s.threads = threads;
-        nq_plan_journalled(path, &s);
-        assert_int_equal(s.split_depth, nq_plan_default_split(17));
-        nq_job *job = NULL;
-        assert_int_equal(nq_job_create(&job, &s), 0);
+        nq_plan plan;
+        assert_int_equal(nq_plan_open(&plan, &s, threads, 1, NULL, 0), 0);
+        assert_int_equal(nq_job_split_depth(plan.job), nq_plan_default_split(17));
         if (threads == 1) {
-            identity = nq_job_identity(job);
-            chunk = nq_journal_chunk_units(job);
+            identity = nq_job_identity(plan.job);
+            chunk = plan.chunk_units;
         }
-        assert_true(nq_job_identity(job) == identity);
-        assert_true(nq_journal_chunk_units(job) == chunk);
-        assert_true((nq_job_units(job) + chunk - 1) / chunk <= NQ_JOURNAL_MAX_CHUNKS);
-        nq_job_free(&job);
+        assert_true(nq_job_identity(plan.job) == identity);
+        assert_true(plan.chunk_units == chunk);
+        assert_true((nq_job_units(plan.job) + chunk - 1) / chunk <= NQ_PLAN_MAX_CHUNKS);
+        nq_plan_close(&plan);
+        unlink(path);
     }
+    assert_int_equal(nq_plan_default_split(20), 5);
+
     /* An existing journal's split depth wins over the default. */
     nq_settings s = settings_for(12, 4);
     count_ok(&s);
     s.split_depth = 0;
-    nq_plan_journalled(path, &s);
-    assert_int_equal(s.split_depth, 4);
-    assert_int_equal(nq_plan_default_split(20), 5);
+    nq_plan plan;
+    assert_int_equal(nq_plan_open(&plan, &s, 2, 1, NULL, 0), 0);
+    assert_int_equal(nq_job_split_depth(plan.job), 4);
+    nq_plan_close(&plan);
+}
+
+/* Engines whose automatic split depth follows the thread count (full)
+ * resume with another thread count too: the journal's depth is planned. */
+static void test_full_resumes_with_other_threads(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(14, 0);
+    s.engine = NQ_ENGINE_FULL;
+    s.threads = 1;
+    int depth_alone = -1;
+    for (int threads = 1; threads <= 256; threads *= 256) {
+        nq_settings t = s;
+        t.threads = threads;
+        t.checkpoint_path = NULL;
+        nq_job *job = NULL;
+        assert_int_equal(nq_job_create(&job, &t), 0);
+        if (threads == 1)
+            depth_alone = nq_job_split_depth(job);
+        else /* the test means something only if the depth would differ */
+            assert_int_not_equal(nq_job_split_depth(job), depth_alone);
+        nq_job_free(&job);
+        if (threads == 1)
+            continue;
+        t.checkpoint_path = path;
+        unlink(path);
+        s.threads = 1;
+        count_ok(&s); /* written with one thread ... */
+        nq_result r = count_ok(&t); /* ... rerun with many */
+        assert_true(r.total == known_total[14]);
+        assert_int_equal(r.split_depth, depth_alone);
+        assert_int_equal(r.units_resumed, r.subproblems);
+    }
 }
 
 typedef struct progress_log {
@@ -462,6 +506,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_forged_done_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unusable_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_ignores_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_resumes_with_other_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_cancel_resume, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,10 +126,11 @@ typedef struct nq_result {
     enum nq_engine engine; /**< the engine that ran (auto resolved) */
     int threads;          /**< threads the pool used */
     int split_depth;      /**< split depth used (0 where the engine has none) */
-    /** After a failed nq_count(): one line naming the file and the problem
-     *  when the checkpoint journal was at fault (e.g. "journal 'run.j' is for
-     *  N=14, this run is N=15"), else "".  Owned by the caller's result, so
-     *  it is as thread-safe as the result itself. */
+    /** After a failed nq_count(): one line naming the problem when the
+     *  settings (as nq_check_settings() words it) or the checkpoint journal
+     *  were at fault (e.g. "journal 'run.j' is for N=14, this run is
+     *  N=15"), else "".  Owned by the caller's result, so it is as
+     *  thread-safe as the result itself. */
     char detail[256];
 } nq_result;
 
@@ -147,14 +148,31 @@ NQ_API void nq_default_settings(nq_settings *s);
  * With checkpoint_path: an existing journal for the same run is resumed
  * (result->units_resumed), a missing one is created before any work starts,
  * and a completed one returns its stored result at once.  When split_depth
- * is 0 a journalled mirror run takes the journal's split depth, or one that
- * depends on n alone, so it can be resumed with any thread count.
+ * is 0 a resumed run takes the journal's engine (for NQ_ENGINE_AUTO) and
+ * split depth, and a new journalled mirror run a split depth that depends
+ * on n alone, so a journal can be resumed with any thread count (and by
+ * nqueens-mpi with any number of ranks).
  * After NQ_ECANCELLED, result->subproblems and units_resumed tell how far the
  * run got (resumed units included); the counts are partial.
  */
 NQ_API int nq_count(const nq_settings *s, nq_result *result);
 
-/** Checks settings without counting.  Returns 0 or the error nq_count() would. */
+/**
+ * Checks settings without counting: the one check every front end runs.
+ * Returns 0, or the error nq_count() would return for them:
+ * NQ_EINVAL_N, NQ_EINVAL_THREADS, NQ_EINVAL_ENGINE, NQ_EINVAL_SPLIT,
+ * NQ_EINVAL_ARG (NULL settings, a bad interval, an empty checkpoint path),
+ * or NQ_EUNSUPPORTED (the engine, auto resolved, cannot count n).
+ * Besides ranges it refuses what does not apply to the engine that would
+ * run: a split depth for engines without one (plain, mitm), and more than
+ * one thread for plain.  When detail is not NULL it receives one line
+ * naming the setting, its value and what is allowed (size bytes,
+ * NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
+ * allowed 1 to 8 (0 = automatic)".
+ */
+NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
+
+/** nq_check_settings() without the detail line. */
 NQ_API int nq_validate_settings(const nq_settings *s);
 
 /** Text for an error code; never NULL. */

@@ -1,70 +1,41 @@
 /*
- * count.c - nq_count(): plan a job, solve every unit with the task pool,
+ * count.c - nq_count(): plan the run, solve its chunks with the task pool,
  * and fill the result.
  *
- * With a checkpoint journal or a progress callback the run also gets a
- * monitor thread (monitor.c).  Workers then tell each finished chunk to the
- * chunk_done hook below, which only records it in memory; the monitor does
- * all the reporting and file I/O.
+ * The plan (plan.c) fixes the engine, split depth, unit list and chunking
+ * and opens the journal; the run (run/run.c) keeps the ledger of chunks
+ * and, with a journal or a progress callback, the monitor thread.  Workers
+ * only tell each finished chunk to the ledger; the monitor does all the
+ * reporting and file I/O.
  */
-#include <stdio.h>
-#include <string.h>
-
-#include "api/registry.h"
 #include "api/plan.h"
-#include "journal/journal.h"
-#include "run/monitor.h"
 #include "run/pool.h"
+#include "run/run.h"
 
-/* What the chunk_done hook needs to know; shared by all workers. */
-typedef struct count_ctx {
-    nq_journal *journal;
-    atomic_uint_fast64_t units_done; /* by this process */
-    uint64_t units;
-    uint64_t units_per_chunk;
-} count_ctx;
-
-/* Called by the worker that finished chunk c: thread-safe, no I/O. */
-static void chunk_done(void *user, uint64_t c, const nq_counts *counts)
+/* The pool's chunk_done hook: thread-safe, no I/O. */
+static void chunk_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
-    count_ctx *ctx = user;
-    if (ctx->journal)
-        nq_journal_record(ctx->journal, c, counts);
-    uint64_t begin = c * ctx->units_per_chunk;
-    uint64_t end = begin + ctx->units_per_chunk;
-    atomic_fetch_add_explicit(&ctx->units_done, (end < ctx->units ? end : ctx->units) - begin,
-                              memory_order_relaxed);
+    nq_ledger_finish(user, chunk, counts);
 }
 
-/* The one progress call a run with nothing left to do still owes. */
-static void report_done(const nq_settings *s, uint64_t units, uint64_t resumed, double start)
+/* Solves the chunks of the plan that the ledger does not hold yet. */
+static int solve(const nq_plan *plan, nq_run *run)
 {
-    if (!s->progress)
-        return;
-    nq_progress p = {
-        .units_done = units,
-        .units_total = units,
-        .units_resumed = resumed,
-        .elapsed = nq_now() - start,
-        .rate = 0,
-        .eta = 0,
-        .final = 1,
+    if (nq_ledger_complete(run->ledger))
+        return 0;
+    const nq_pool_run pool = {
+        .job = plan->job,
+        .first_unit = 0,
+        .unit_count = plan->job->units,
+        .units_per_chunk = plan->chunk_units,
+        .skip = nq_ledger_resumed_flags(run->ledger),
+        .chunk_done = chunk_done,
+        .user = run->ledger,
+        .threads = plan->job->threads,
+        .cancel = nq_run_stop_flag(run),
     };
-    s->progress(&p, s->progress_user);
-}
-
-static void fill_result(nq_result *result, const nq_job *job, const nq_counts *sum,
-                        uint64_t units_done, uint64_t resumed, double start)
-{
-    result->total = sum->total;
-    result->unique = sum->unique;
-    result->has_unique = job->ops->has_unique;
-    result->subproblems = units_done;
-    result->units_resumed = resumed;
-    result->engine = job->ops->id;
-    result->threads = job->threads;
-    result->split_depth = job->split_depth;
-    result->seconds = nq_now() - start;
+    nq_counts ignored = {0, 0}; /* the ledger's sums include resumed chunks */
+    return nq_pool_solve(&pool, &ignored);
 }
 
 int nq_count(const nq_settings *s, nq_result *result)
@@ -72,108 +43,36 @@ int nq_count(const nq_settings *s, nq_result *result)
     if (!result)
         return NQ_EINVAL_ARG;
     result->detail[0] = '\0';
-    int ret = nq_validate_settings(s);
-    if (ret < 0)
-        return ret;
     const double start = nq_now();
-
-    /* A journalled run plans the job its journal was written for. */
-    nq_settings plan = *s;
-    if (s->checkpoint_path)
-        nq_plan_journalled(s->checkpoint_path, &plan);
-    nq_job *job = NULL;
-    ret = nq_job_create(&job, &plan);
+    nq_plan plan;
+    int ret = nq_plan_open(&plan, s, nq_resolve_threads(s ? s->threads : 0), 1, result->detail,
+                           sizeof result->detail);
     if (ret < 0)
         return ret;
-
-    nq_journal *journal = NULL;
-    if (s->checkpoint_path) {
-        /* Opened (or created) before any work: a bad path fails at once. */
-        ret = nq_journal_open_detail(&journal, s->checkpoint_path, job, s->notice, s->notice_user,
-                                     result->detail, sizeof result->detail);
-        if (ret < 0) {
-            nq_job_free(&job);
-            return ret;
-        }
-    }
-
-    nq_counts sum = {0, 0};
-    uint64_t resumed = 0;
-    if (journal) {
-        sum = nq_journal_resumed_counts(journal);
-        resumed = nq_journal_resumed_units(journal);
-        if (nq_journal_is_complete(journal)) {
-            report_done(s, job->units, resumed, start);
-            fill_result(result, job, &sum, job->units, resumed, start);
-            nq_journal_close(&journal);
-            nq_job_free(&job);
-            return 0;
-        }
-    }
-
-    /* With a monitor, the pool watches `stop`, which the monitor raises when
-     * the user's cancel is set or the journal cannot be written. */
-    atomic_int stop;
-    atomic_init(&stop, s->cancel ? atomic_load(s->cancel) : 0);
-    count_ctx ctx = {.journal = journal, .units = job->units};
-    atomic_init(&ctx.units_done, 0);
-    nq_monitor *monitor = NULL;
-    nq_pool_run run = {
-        .job = job,
-        .first_unit = 0,
-        .unit_count = job->units,
-        .threads = job->threads,
+    const nq_run_config rc = {
+        .job = plan.job,
+        .chunk_units = plan.chunk_units,
+        .journal = plan.journal,
+        .progress = s->progress,
+        .progress_user = s->progress_user,
+        .progress_interval = s->progress_interval,
+        .checkpoint_interval = s->checkpoint_interval,
         .cancel = s->cancel,
-        .chunk_done = chunk_done,
-        .user = &ctx,
+        .start = start,
     };
-    if (journal) {
-        run.units_per_chunk = nq_journal_chunk_units(job);
-        run.skip = nq_journal_done(journal);
-    } else {
-        run.units_per_chunk =
-            nq_pool_chunk_size(job->units, run.threads, NQ_POOL_CHUNKS_PER_THREAD);
+    nq_run run;
+    ret = nq_run_start(&run, &rc);
+    if (ret == 0) {
+        ret = solve(&plan, &run);
+        nq_counts sum;
+        uint64_t done, resumed;
+        nq_run_outcome(&run, &sum, &done, &resumed);
+        ret = nq_run_finish(&run, ret, result->detail, sizeof result->detail);
+        if (ret == 0 || ret == NQ_ECANCELLED)
+            nq_plan_result(&plan, &sum, done, resumed, plan.job->threads, nq_now() - start,
+                           result);
     }
-    ctx.units_per_chunk = run.units_per_chunk;
-
-    if (journal || s->progress) {
-        nq_monitor_config mc = {
-            .progress = s->progress,
-            .progress_user = s->progress_user,
-            .progress_interval = s->progress_interval,
-            .journal = journal,
-            .checkpoint_interval = s->checkpoint_interval,
-            .user_cancel = s->cancel,
-            .stop = &stop,
-            .units_done = &ctx.units_done,
-            .units_total = job->units,
-            .units_resumed = resumed,
-            .start = start,
-        };
-        ret = nq_monitor_start(&monitor, &mc);
-        if (ret < 0)
-            goto out;
-        run.cancel = &stop;
-    }
-
-    ret = nq_pool_solve(&run, &sum);
-    const uint64_t units_done = resumed + atomic_load(&ctx.units_done);
-    int io = nq_monitor_stop(&monitor);
-    if (io == 0 && journal) {
-        /* Complete: append the DONE record.  Cancelled: make what was
-         * recorded durable before reporting that the run can be resumed. */
-        io = ret == 0 ? nq_journal_finish(journal)
-                      : ret == NQ_ECANCELLED ? nq_journal_flush(journal, 1) : 0;
-    }
-    if (io < 0) {
-        ret = NQ_EIO;
-        snprintf(result->detail, sizeof result->detail, "%s", nq_journal_last_error(journal));
-    }
-    if (ret == 0 || ret == NQ_ECANCELLED)
-        fill_result(result, job, &sum, units_done, resumed, start);
-out:
-    /* Closing flushes and fsyncs what a cancelled run recorded. */
-    nq_journal_close(&journal);
-    nq_job_free(&job);
+    /* Closing flushes and fsyncs what a stopped run recorded. */
+    nq_plan_close(&plan);
     return ret;
 }

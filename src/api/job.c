@@ -1,9 +1,9 @@
 /*
- * job.c - creating, solving and freeing jobs (the public nq_job_* calls).
+ * job.c - the public job calls: plan a job, query it, solve its units.
  */
 #include <stdlib.h>
 
-#include "api/registry.h"
+#include "api/plan.h"
 #include "run/pool.h"
 
 /* Chunks per thread when a caller solves a range without saying how to cut
@@ -15,29 +15,13 @@ int nq_job_create(nq_job **out, const nq_settings *s)
     if (!out)
         return NQ_EINVAL_ARG;
     *out = NULL;
-    int ret = nq_validate_settings(s);
+    int ret = nq_check_settings(s, NULL, 0);
     if (ret < 0)
         return ret;
-    enum nq_engine engine = s->engine;
-    if (engine == NQ_ENGINE_AUTO)
-        engine = nq_auto_engine(s->n, s->threads);
-    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
-    if (!ops)
-        return NQ_EUNSUPPORTED;
-
-    nq_job *job = calloc(1, sizeof *job);
-    if (!job)
-        return NQ_ENOMEM;
-    job->ops = ops;
-    job->n = s->n;
-    job->threads = nq_resolve_threads(s->threads);
-    ret = ops->plan(job, s);
-    if (ret < 0) {
-        nq_job_free(&job);
-        return ret;
-    }
-    *out = job;
-    return 0;
+    const enum nq_engine engine =
+        s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, s->threads) : s->engine;
+    return nq_plan_job(out, s->n, engine, nq_resolve_threads(s->threads),
+                       s->split_depth > 0 ? s->split_depth : NQ_SPLIT_AUTO);
 }
 
 void nq_job_free(nq_job **job)

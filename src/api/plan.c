@@ -1,11 +1,12 @@
 /*
- * plan.c - how a journalled run is planned, so that it can be resumed with
- * any thread or rank count: the engine and split depth come from the
- * journal, or from n alone.
+ * plan.c - planning a run (see plan.h for the rules).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "api/plan.h"
 #include "api/registry.h"
-#include "journal/journal.h"
+#include "run/pool.h"
 
 /* Deepest split nq_plan_default_split() picks: depth 6 already means
  * millions of 16-byte subproblems at N >= 21. */
@@ -15,8 +16,8 @@ int nq_plan_default_split(int n)
 {
     /* Each extra board size multiplies the work by ~6.5 and each extra row
      * of split multiplies the units by ~8-10, so depth n - 15 keeps units
-     * at 0.02..0.3 s on one core for 17 <= n <= 22 (measured: N=20 depth 5
-     * 0.08 s average, 0.15 s largest sampled). */
+     * at 0.02..0.3 s on one core for 17 <= n <= 22 (N=20, depth 5: about
+     * 0.1 s a unit on average). */
     int depth = n - 15;
     if (depth < 2)
         depth = 2;
@@ -25,22 +26,110 @@ int nq_plan_default_split(int n)
     return depth < n ? depth : n;
 }
 
-void nq_plan_journalled(const char *path, nq_settings *s)
+uint64_t nq_plan_durable_chunk_units(const nq_job *job)
 {
-    if (!s || s->n < NQ_MIN_N || s->n > NQ_MAX_N)
-        return;
-    int n = 0, split = 0;
-    enum nq_engine was = NQ_ENGINE_AUTO;
-    const int known = nq_journal_peek(path, &n, &was, &split) && n == s->n &&
-                      was != NQ_ENGINE_AUTO && nq_engine_ops_for(was) != NULL;
-    /* The automatic engine choice may one day depend on threads; the
-     * journal's engine is the one this run must resume with. */
-    if (s->engine == NQ_ENGINE_AUTO)
-        s->engine = known ? was : nq_auto_engine(s->n, s->threads);
-    if (s->split_depth != 0 || s->engine != NQ_ENGINE_MIRROR)
-        return;
-    if (known && was == s->engine && split >= 1 && split <= s->n && split <= NQ_MAX_SPLIT_DEPTH)
-        s->split_depth = split;
+    uint64_t per = (job->units + NQ_PLAN_MAX_CHUNKS - 1) / NQ_PLAN_MAX_CHUNKS;
+    return per ? per : 1;
+}
+
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth)
+{
+    *out = NULL;
+    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
+    if (!ops)
+        return NQ_EINVAL_ENGINE;
+    if (n > nq_engine_max_n(engine))
+        return NQ_EUNSUPPORTED;
+    nq_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NQ_ENOMEM;
+    job->ops = ops;
+    job->n = n;
+    job->threads = threads > 0 ? threads : 1;
+    int ret = ops->plan(job, split_depth);
+    if (ret < 0) {
+        nq_job_free(&job);
+        return ret;
+    }
+    *out = job;
+    return 0;
+}
+
+/* The engine and split depth of the run of *s (see plan.h).  Reads the
+ * journal's header, when there is one, and changes nothing. */
+static void resolve(const nq_settings *s, enum nq_engine *engine, int *split)
+{
+    int n = 0, journal_split = 0;
+    enum nq_engine journal_engine = NQ_ENGINE_AUTO;
+    const int resuming = s->checkpoint_path &&
+                         nq_journal_peek(s->checkpoint_path, &n, &journal_engine,
+                                         &journal_split) &&
+                         n == s->n && nq_engine_ops_for(journal_engine) != NULL;
+    *engine = s->engine;
+    if (*engine == NQ_ENGINE_AUTO)
+        *engine = resuming ? journal_engine : nq_auto_engine(s->n, s->threads);
+    const struct nq_engine_ops *ops = nq_engine_ops_for(*engine);
+
+    if (s->split_depth > 0)
+        *split = s->split_depth;
+    else if (resuming && journal_engine == *engine && ops->has_split && journal_split >= 0 &&
+             journal_split <= s->n && journal_split <= NQ_MAX_SPLIT_DEPTH)
+        *split = journal_split;
+    else if (s->checkpoint_path && *engine == NQ_ENGINE_MIRROR)
+        *split = nq_plan_default_split(s->n);
     else
-        s->split_depth = nq_plan_default_split(s->n);
+        *split = NQ_SPLIT_AUTO;
+}
+
+int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
+                 size_t size)
+{
+    memset(p, 0, sizeof *p);
+    int ret = nq_check_settings(s, detail, size);
+    if (ret < 0)
+        return ret;
+    enum nq_engine engine;
+    int split;
+    resolve(s, &engine, &split);
+    ret = nq_plan_job(&p->job, s->n, engine, workers, split);
+    if (ret < 0)
+        return ret;
+    const int durable = s->checkpoint_path || processes > 1;
+    p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
+                             : nq_pool_chunk_size(p->job->units, p->job->threads,
+                                                  NQ_POOL_CHUNKS_PER_THREAD);
+    if (s->checkpoint_path) {
+        /* Opened (or created) before any work: a bad path fails at once. */
+        ret = nq_journal_open(&p->journal, s->checkpoint_path, p->job, p->chunk_units,
+                                     s->notice, s->notice_user, detail, size);
+        if (ret < 0) {
+            nq_job_free(&p->job);
+            return ret;
+        }
+    }
+    return 0;
+}
+
+void nq_plan_close(nq_plan *p)
+{
+    nq_journal_close(&p->journal);
+    nq_job_free(&p->job);
+}
+
+void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
+                    uint64_t units_resumed, int threads, double seconds, nq_result *r)
+{
+    char detail[sizeof r->detail];
+    memcpy(detail, r->detail, sizeof detail);
+    memset(r, 0, sizeof *r);
+    memcpy(r->detail, detail, sizeof detail);
+    r->total = sum->total;
+    r->unique = sum->unique;
+    r->has_unique = p->job->ops->has_unique;
+    r->subproblems = units_done;
+    r->units_resumed = units_resumed;
+    r->seconds = seconds;
+    r->engine = p->job->ops->id;
+    r->threads = threads;
+    r->split_depth = p->job->split_depth;
 }

@@ -1,24 +1,78 @@
 /*
- * plan.h - planning a run whose work must survive the process: the engine
- * and split depth of a journalled run.
+ * plan.h - the one place a run is planned: settings in; the engine, the
+ * split depth, the unit list, the chunking and the open journal out.
+ *
+ * nq_count() and nqueens-mpi's rank 0 both plan here, so a journal
+ * written by one is resumed by the other.  The rules:
+ *
+ *   engine       as asked; auto takes the journal's engine when resuming,
+ *                else nq_auto_engine(n).
+ *   split depth  as asked; else the journal's when resuming; else, for a
+ *                new journalled mirror run, a depth that depends on n alone
+ *                (small units, so a stop between units is prompt); else the
+ *                engine's automatic choice for the run's worker count.
+ *   chunks       a run that is journalled or shared by several processes
+ *                cuts its units into chunks that depend on the job alone
+ *                (nq_plan_durable_chunk_units), so any thread or rank count
+ *                can resume it; a plain run cuts about NQ_POOL_CHUNKS_PER_
+ *                THREAD chunks per thread, for load balance.
+ *
+ * The journal only records the plan and checks that a resumed run planned
+ * the same one (job identity, chunking); it decides nothing.
  */
 #ifndef NQ_API_PLAN_H
 #define NQ_API_PLAN_H
 
-#include "nqueens/nqueens.h"
+#include "core/engine.h"
+#include "journal/journal.h"
 
-/* Split depth a journalled mirror run uses when none is given: a function
- * of n alone (never of threads or ranks), deep enough that a unit takes well
- * under a second (N=20: depth 5, ~0.1 s a unit on one 2020s core), so a
- * cancel between units is prompt. */
+typedef struct nq_plan {
+    nq_job *job;
+    uint64_t chunk_units; /* units per chunk (the last chunk may be shorter) */
+    nq_journal *journal;  /* open when the settings name a checkpoint, else NULL */
+} nq_plan;
+
+/*
+ * Plans the run of *s (checked with nq_check_settings) for `workers`
+ * compute threads in all, spread over `processes` processes (1, or the MPI
+ * ranks), and opens its journal when s->checkpoint_path is set (created,
+ * or checked against the plan and loaded).  Returns 0, a settings error,
+ * NQ_ENOMEM, NQ_EIO, NQ_EJOURNAL_MISMATCH or NQ_EJOURNAL_CORRUPT; detail
+ * (may be NULL) then gets one line naming the problem.  On error *p holds
+ * nothing to close.
+ */
+int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
+                 size_t size);
+
+/* Closes the journal (flushing it) and frees the job; accepts a zeroed plan. */
+void nq_plan_close(nq_plan *p);
+
+/* Plans the job for board n on `engine` (never auto), sized for `threads`
+ * threads (>= 1), at split_depth (exact, or NQ_SPLIT_AUTO).  Returns 0 and
+ * sets *out, or NQ_ENOMEM / NQ_EUNSUPPORTED / NQ_EINVAL_ENGINE. */
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth);
+
+/* Units per chunk of a journalled or multi-process run: a function of the
+ * job alone, aiming for NQ_PLAN_MAX_CHUNKS chunks at most. */
+uint64_t nq_plan_durable_chunk_units(const nq_job *job);
+
+/* Chunks a durable run aims for, at most: fine enough that an interruption
+ * loses little and that 1024 workers (16 nodes x 64 threads under MPI) get
+ * dozens of chunks each (the scheduling model predicts only 80-87%
+ * efficiency there with 4096 chunks, the largest chunk setting the
+ * makespan), and coarse enough that the journal stays small (65536 records
+ * of 64 bytes = 4 MiB). */
+#define NQ_PLAN_MAX_CHUNKS 65536u
+
+/* Split depth a new journalled mirror run uses when none is given: a
+ * function of n alone (never of threads or ranks), deep enough that a unit
+ * takes well under a second on one core, so a stop between units is prompt. */
 int nq_plan_default_split(int n);
 
-/* Fixes the plan of a journalled run before nq_job_create(): resolves
- * NQ_ENGINE_AUTO (to the journal's engine when path holds a usable header
- * for this n), and when s->split_depth is 0 and the engine is mirror, takes
- * the journal's split depth, else nq_plan_default_split(n).  Thus a
- * resumed run, whatever its thread or rank count, plans exactly the job the
- * journal was written for.  Only reads path. */
-void nq_plan_journalled(const char *path, nq_settings *s);
+/* Fills *r (zeroing it first) from a finished or stopped run of the plan:
+ * its counts, the units finished (resumed ones included) and resumed,
+ * the threads that ran it and the wall time. */
+void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
+                    uint64_t units_resumed, int threads, double seconds, nq_result *r);
 
 #endif /* NQ_API_PLAN_H */

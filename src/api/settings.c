@@ -1,9 +1,13 @@
 /*
- * settings.c - the default settings and their validation.
+ * settings.c - the default settings, and the one check every front end
+ * runs on them (nq_check_settings): ranges, and whether each option
+ * applies to the engine that will run.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "nqueens/nqueens.h"
+#include "api/registry.h"
 
 void nq_default_settings(nq_settings *s)
 {
@@ -16,21 +20,82 @@ void nq_default_settings(nq_settings *s)
     s->checkpoint_interval = 2.0;
 }
 
+/* Writes a printf-style line into detail (when there is room) and returns code. */
+static int refuse(char *detail, size_t size, int code, const char *fmt, ...)
+{
+    if (detail && size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(detail, size, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* The engine and split depth checks, once n, threads and engine are in
+ * range: whether the engine (auto resolved) can count n and takes the
+ * split depth and thread count asked for. */
+static int check_engine(const nq_settings *s, char *detail, size_t size)
+{
+    const enum nq_engine engine =
+        s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, s->threads) : s->engine;
+    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
+    const char *picked = s->engine == NQ_ENGINE_AUTO ? " (which auto picks for this N)" : "";
+    if (!ops)
+        return refuse(detail, size, NQ_EINVAL_ENGINE, "engine %d is not built into this library",
+                      (int)engine);
+    if (s->n > nq_engine_max_n(engine))
+        return refuse(detail, size, NQ_EUNSUPPORTED,
+                      "engine %s cannot count N=%d: it counts boards up to N=%d", ops->name, s->n,
+                      nq_engine_max_n(engine));
+    if (s->split_depth > 0 && !ops->has_split)
+        return refuse(detail, size, NQ_EINVAL_SPLIT,
+                      "split depth %d does not apply to engine %s%s: only mirror and full "
+                      "expand rows into subproblems", s->split_depth, ops->name, picked);
+    if (s->threads > 1 && engine == NQ_ENGINE_PLAIN)
+        return refuse(detail, size, NQ_EINVAL_THREADS,
+                      "thread count %d does not apply to engine plain: it runs on one thread",
+                      s->threads);
+    return 0;
+}
+
+int nq_check_settings(const nq_settings *s, char *detail, size_t size)
+{
+    if (detail && size)
+        detail[0] = '\0';
+    if (!s)
+        return refuse(detail, size, NQ_EINVAL_ARG, "no settings given");
+    if (s->n < NQ_MIN_N || s->n > NQ_MAX_N)
+        return refuse(detail, size, NQ_EINVAL_N, "board size N=%d is out of range: allowed %d to %d",
+                      s->n, NQ_MIN_N, NQ_MAX_N);
+    if (s->threads < 0 || s->threads > NQ_MAX_THREADS)
+        return refuse(detail, size, NQ_EINVAL_THREADS,
+                      "thread count %d is out of range: allowed 1 to %d (0 = default)",
+                      s->threads, NQ_MAX_THREADS);
+    if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)
+        return refuse(detail, size, NQ_EINVAL_ENGINE, "engine %d is not a known engine",
+                      (int)s->engine);
+    if (s->split_depth < 0 || s->split_depth > NQ_MAX_SPLIT_DEPTH)
+        return refuse(detail, size, NQ_EINVAL_SPLIT,
+                      "split depth %d is out of range: allowed 1 to %d (0 = automatic)",
+                      s->split_depth, NQ_MAX_SPLIT_DEPTH);
+    if (s->split_depth > s->n)
+        return refuse(detail, size, NQ_EINVAL_SPLIT, "split depth %d exceeds the board size N=%d",
+                      s->split_depth, s->n);
+    if (s->progress && !(s->progress_interval >= 0))
+        return refuse(detail, size, NQ_EINVAL_ARG,
+                      "progress interval %g is not a number of seconds >= 0",
+                      s->progress_interval);
+    if (s->checkpoint_path && !*s->checkpoint_path)
+        return refuse(detail, size, NQ_EINVAL_ARG, "checkpoint path is empty");
+    if (s->checkpoint_path && !(s->checkpoint_interval > 0))
+        return refuse(detail, size, NQ_EINVAL_ARG,
+                      "checkpoint interval %g is not a number of seconds > 0",
+                      s->checkpoint_interval);
+    return check_engine(s, detail, size);
+}
+
 int nq_validate_settings(const nq_settings *s)
 {
-    if (!s)
-        return NQ_EINVAL_ARG;
-    if (s->n < NQ_MIN_N || s->n > NQ_MAX_N)
-        return NQ_EINVAL_N;
-    if (s->threads < 0 || s->threads > NQ_MAX_THREADS)
-        return NQ_EINVAL_THREADS;
-    if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)
-        return NQ_EINVAL_ENGINE;
-    if (s->split_depth < 0 || s->split_depth > s->n || s->split_depth > NQ_MAX_SPLIT_DEPTH)
-        return NQ_EINVAL_SPLIT;
-    if (s->progress && !(s->progress_interval >= 0))
-        return NQ_EINVAL_ARG;
-    if (s->checkpoint_path && !(s->checkpoint_interval > 0))
-        return NQ_EINVAL_ARG;
-    return 0;
+    return nq_check_settings(s, NULL, 0);
 }

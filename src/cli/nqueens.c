@@ -58,20 +58,8 @@ int main(int argc, char **argv)
         return 128 + nq_cli_first_signal;
     }
     free(typed);
-    if (ret < 0) {
-        /* Journal trouble (mismatch, damage, an unusable path) is a problem
-         * with what the user gave: status 2, like any bad argument. */
-        if (result.detail[0]) {
-            fprintf(stderr, PROG ": %s\n", result.detail);
-            return NQ_CLI_EXIT_USAGE;
-        }
-        if (ret == NQ_EUNSUPPORTED) /* name what was asked of which engine */
-            fprintf(stderr, PROG ": engine %s cannot count N=%d: %s\n",
-                    nq_engine_name(opt.settings.engine), opt.settings.n, nq_strerror(ret));
-        else
-            fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
-        return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
-    }
+    if (ret < 0)
+        return nq_cli_report_failure(PROG, ret, result.detail);
     nq_cli_print_result(&opt, &result, 0);
     return 0;
 }

@@ -50,7 +50,7 @@ void nq_cli_usage(FILE *out, const char *prog)
             "Counts the placements of N non-attacking queens on an N x N board.\n"
             "\n"
             "  N                     board size, 1..32 (required)\n"
-            "  -t, --threads T       worker threads, 1..%d (default: OMP_NUM_THREADS or all cores)\n"
+            "  -t, --threads T       worker threads, 1..%d; 0 or unset: OMP_NUM_THREADS or all cores\n"
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
             "      --json            print one JSON object instead of text\n"
@@ -99,107 +99,172 @@ static int parse_long(const char *text, long lo, long hi, long *value)
     return 0;
 }
 
+/* Which options the command line gave, for the checks of what applies. */
+typedef struct given {
+    int threads, engine, split_depth, limit, format, progress;
+} given;
+
+/* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
+ * or the action that ends parsing.  Only the syntax is checked here: the
+ * ranges are the library's (nq_check_settings), checked once at the end. */
+static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *opt, given *g,
+                                       char *err, size_t err_size)
+{
+    long v;
+    switch (c) {
+    case 't':
+        if (parse_long(arg, 0, INT_MAX, &v) < 0)
+            return bad(err, err_size,
+                       "invalid thread count '%s': expected an integer from 1 to %d (0 = default)",
+                       arg, NQ_MAX_THREADS);
+        opt->settings.threads = (int)v;
+        g->threads = 1;
+        break;
+    case 'e':
+        if (nq_engine_from_name(arg, &opt->settings.engine) < 0)
+            return bad(err, err_size,
+                       "unknown engine '%s': expected auto, plain, mirror, full or mitm", arg);
+        g->engine = 1;
+        break;
+    case OPT_SPLIT_DEPTH:
+        if (parse_long(arg, 1, INT_MAX, &v) < 0)
+            return bad(err, err_size, "invalid split depth '%s': expected an integer from 1 to %d",
+                       arg, NQ_MAX_SPLIT_DEPTH);
+        opt->settings.split_depth = (int)v;
+        g->split_depth = 1;
+        break;
+    case OPT_JSON: opt->json = 1; break;
+    case 'q': opt->quiet = 1; break;
+    case OPT_SOLUTIONS: opt->list = 1; break;
+    case OPT_LIMIT:
+        if (parse_long(arg, 1, LONG_MAX, &v) < 0)
+            return bad(err, err_size, "invalid limit '%s': expected a positive integer", arg);
+        opt->limit = (uint64_t)v;
+        g->limit = 1;
+        break;
+    case OPT_FORMAT:
+        if (!strcmp(arg, "board"))
+            opt->format = NQ_CLI_FORMAT_BOARD;
+        else if (!strcmp(arg, "columns"))
+            opt->format = NQ_CLI_FORMAT_COLUMNS;
+        else
+            return bad(err, err_size, "unknown format '%s': expected board or columns", arg);
+        g->format = 1;
+        break;
+    case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; g->progress = 1; break;
+    case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
+    case OPT_CHECKPOINT:
+        if (!*arg)
+            return bad(err, err_size, "invalid checkpoint file '': expected a path");
+        opt->settings.checkpoint_path = arg;
+        break;
+    case 'h': return NQ_CLI_HELP;
+    case 'V': return NQ_CLI_VERSION;
+    default: break;
+    }
+    return NQ_CLI_RUN;
+}
+
+/* The message for an option getopt did not accept (c is ':' or '?'). */
+static enum nq_cli_action unknown_option(int c, int argc, char **argv, char *err,
+                                         size_t err_size)
+{
+    if (c == ':')
+        return bad(err, err_size, "option '%s' needs a value", argv[optind - 1]);
+    if (optopt >= '0' && optopt <= '9') {
+        /* "-1" is a negative board size, not an option: say so.  getopt has
+         * advanced optind past "-1" but not yet past "-12". */
+        const char *arg = optind < argc && argv[optind][0] == '-' && argv[optind][1] == optopt
+                              ? argv[optind]
+                              : argv[optind - 1];
+        return bad(err, err_size, "invalid board size '%s': expected an integer from %d to %d",
+                   arg, NQ_MIN_N, NQ_MAX_N);
+    }
+    if (optopt)
+        return bad(err, err_size, "unknown option '-%c'", optopt);
+    return bad(err, err_size, "unknown option '%s'", argv[optind - 1]);
+}
+
+/* Refuses the options that do not apply to listing (--solutions) or to
+ * counting; nothing given is silently ignored. */
+static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, char *err,
+                                     size_t err_size)
+{
+    static const char *const counting_only = "applies only to counting, not with --solutions";
+    if (!opt->list) {
+        if (g->limit)
+            return bad(err, err_size, "--limit applies only with --solutions");
+        if (g->format)
+            return bad(err, err_size, "--format applies only with --solutions");
+        return NQ_CLI_RUN;
+    }
+    const struct {
+        int given;
+        const char *name;
+    } counting[] = {
+        {g->threads, "--threads"},       {g->engine, "--engine"},
+        {g->split_depth, "--split-depth"}, {opt->json, "--json"},
+        {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
+    };
+    for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
+        if (counting[i].given)
+            return bad(err, err_size, "%s %s", counting[i].name, counting_only);
+    if (!g->limit && opt->settings.n > NQ_CLI_LIST_MAX_N)
+        return bad(err, err_size,
+                   "listing every solution for N=%d would be too long: give --limit K (or N <= %d)",
+                   opt->settings.n, NQ_CLI_LIST_MAX_N);
+    return NQ_CLI_RUN;
+}
+
 enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
                                 size_t err_size)
 {
-    long v;
-    int limit_given = 0;
     memset(opt, 0, sizeof *opt);
     nq_default_settings(&opt->settings);
-
+    given g = {0};
     int c;
     opterr = 0; /* we report our own one-line errors */
     while ((c = getopt_long(argc, argv, ":t:e:qhV", long_options, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (parse_long(optarg, 1, NQ_MAX_THREADS, &v) < 0)
-                return bad(err, err_size,
-                           "invalid thread count '%s': expected an integer from 1 to %d", optarg,
-                           NQ_MAX_THREADS);
-            opt->settings.threads = (int)v;
-            break;
-        case 'e':
-            if (nq_engine_from_name(optarg, &opt->settings.engine) < 0)
-                return bad(err, err_size,
-                           "unknown engine '%s': expected auto, plain, mirror, full or mitm",
-                           optarg);
-            break;
-        case OPT_SPLIT_DEPTH:
-            if (parse_long(optarg, 1, NQ_MAX_SPLIT_DEPTH, &v) < 0)
-                return bad(err, err_size,
-                           "invalid split depth '%s': expected an integer from 1 to %d", optarg,
-                           NQ_MAX_SPLIT_DEPTH);
-            opt->settings.split_depth = (int)v;
-            break;
-        case OPT_JSON: opt->json = 1; break;
-        case 'q': opt->quiet = 1; break;
-        case OPT_SOLUTIONS: opt->list = 1; break;
-        case OPT_LIMIT:
-            if (parse_long(optarg, 1, LONG_MAX, &v) < 0)
-                return bad(err, err_size, "invalid limit '%s': expected a positive integer",
-                           optarg);
-            opt->limit = (uint64_t)v;
-            limit_given = 1;
-            break;
-        case OPT_FORMAT:
-            if (!strcmp(optarg, "board"))
-                opt->format = NQ_CLI_FORMAT_BOARD;
-            else if (!strcmp(optarg, "columns"))
-                opt->format = NQ_CLI_FORMAT_COLUMNS;
-            else
-                return bad(err, err_size, "unknown format '%s': expected board or columns",
-                           optarg);
-            break;
-        case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; break;
-        case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
-        case OPT_CHECKPOINT:
-            if (!*optarg)
-                return bad(err, err_size, "invalid checkpoint file '': expected a path");
-            opt->settings.checkpoint_path = optarg;
-            break;
-        case 'h': return NQ_CLI_HELP;
-        case 'V': return NQ_CLI_VERSION;
-        case ':': return bad(err, err_size, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt >= '0' && optopt <= '9') {
-                /* "-1" is a negative board size, not an option: say so.  getopt
-                 * has advanced optind past "-1" but not yet past "-12". */
-                const char *arg = optind < argc && argv[optind][0] == '-' &&
-                                          argv[optind][1] == optopt
-                                      ? argv[optind]
-                                      : argv[optind - 1];
-                return bad(err, err_size, "invalid board size '%s': expected an integer from %d to %d",
-                           arg, NQ_MIN_N, NQ_MAX_N);
-            }
-            if (optopt)
-                return bad(err, err_size, "unknown option '-%c'", optopt);
-            return bad(err, err_size, "unknown option '%s'", argv[optind - 1]);
-        }
+        if (c == ':' || c == '?')
+            return unknown_option(c, argc, argv, err, err_size);
+        enum nq_cli_action action = parse_option(c, optarg, opt, &g, err, err_size);
+        if (action != NQ_CLI_RUN)
+            return action;
     }
 
+    long v;
     if (optind >= argc)
         return bad(err, err_size, "missing board size N: expected an integer from %d to %d",
                    NQ_MIN_N, NQ_MAX_N);
     const char *arg = argv[optind++];
-    if (parse_long(arg, NQ_MIN_N, NQ_MAX_N, &v) < 0)
+    if (parse_long(arg, INT_MIN, INT_MAX, &v) < 0)
         return bad(err, err_size, "invalid board size '%s': expected an integer from %d to %d",
                    arg, NQ_MIN_N, NQ_MAX_N);
     opt->settings.n = (int)v;
     if (optind < argc)
         return bad(err, err_size, "unexpected argument '%s': only one board size may be given",
                    argv[optind]);
-    if (limit_given && !opt->list)
-        return bad(err, err_size, "--limit applies only with --solutions");
-    if (opt->list && !limit_given && opt->settings.n > NQ_CLI_LIST_MAX_N)
-        return bad(err, err_size,
-                   "listing every solution for N=%d would be too long: give --limit K (or N <= %d)",
-                   opt->settings.n, NQ_CLI_LIST_MAX_N);
-    if (opt->list && opt->settings.checkpoint_path)
-        return bad(err, err_size, "--checkpoint applies only to counting, not with --solutions");
-    if (opt->settings.split_depth > opt->settings.n)
-        return bad(err, err_size, "invalid split depth %d: must not exceed N=%d",
-                   opt->settings.split_depth, opt->settings.n);
-    return NQ_CLI_RUN;
+    /* The library's one check of the settings: ranges, and what applies to
+     * the engine that will run.  A listing needs only a valid N (check_mode
+     * refuses the counting options given with it). */
+    nq_settings checked = opt->settings;
+    if (opt->list) {
+        nq_default_settings(&checked);
+        checked.n = opt->settings.n;
+    }
+    if (nq_check_settings(&checked, err, err_size) < 0)
+        return NQ_CLI_BAD;
+    return check_mode(opt, &g, err, err_size);
+}
+
+int nq_cli_report_failure(const char *prog, int ret, const char *detail)
+{
+    if (detail && detail[0]) {
+        fprintf(stderr, "%s: %s\n", prog, detail);
+        return ret == NQ_ENOMEM ? 1 : NQ_CLI_EXIT_USAGE;
+    }
+    fprintf(stderr, "%s: %s\n", prog, nq_strerror(ret));
+    return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
 }
 
 static int print_solution(const int *cols, int n, void *user)

@@ -64,6 +64,15 @@ void nq_cli_report_bad(const char *prog, const char *message);
  */
 void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks);
 
+/*
+ * Reports a failed count (nq_count() or planning) on stderr, one line:
+ * the library's detail line when it gave one (a setting or the journal at
+ * fault), else the error's text.  Returns the exit status: 1 for a failure
+ * of the machine (out of memory, an I/O error with no detail), else
+ * NQ_CLI_EXIT_USAGE, since the user's input was at fault.
+ */
+int nq_cli_report_failure(const char *prog, int ret, const char *detail);
+
 /* Lists solutions as *opt asks (stdout; the count on stderr).  Returns the exit status. */
 int nq_cli_list(const nq_cli_options *opt, const char *prog);
 

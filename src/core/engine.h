@@ -15,14 +15,20 @@
 #include "core/util.h"
 #include "nqueens/nqueens.h"
 
+/* plan()'s split_depth when the engine is to choose it for job->threads. */
+#define NQ_SPLIT_AUTO (-1)
+
 struct nq_engine_ops {
     enum nq_engine id;
     const char *name;
     int has_unique; /* solve() fills counts.unique */
+    int has_split;  /* plan() honours a split depth (others always plan depth 0) */
     int max_n;      /* largest board plan() accepts; 0 means NQ_MAX_N */
-    /* Builds job->units, job->identity, job->split_depth and job->plan.
-     * Returns 0 or NQ_ENOMEM / NQ_EUNSUPPORTED / NQ_EINVAL_SPLIT. */
-    int (*plan)(nq_job *job, const nq_settings *s);
+    /* Builds job->units, job->identity, job->split_depth and job->plan for
+     * job->n, with job->threads already set.  split_depth is NQ_SPLIT_AUTO
+     * or the exact depth to plan (0..min(n, NQ_MAX_SPLIT_DEPTH); engines
+     * without one ignore it).  Returns 0 or NQ_ENOMEM / NQ_EUNSUPPORTED. */
+    int (*plan)(nq_job *job, int split_depth);
     /* Solves one unit into *out (overwriting it).  Thread-safe. */
     void (*solve)(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch);
     /* Bytes of per-thread scratch solve() needs; NULL means none. */

@@ -124,13 +124,6 @@ static void say(char *detail, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-uint64_t nq_journal_chunk_units(const nq_job *job)
-{
-    uint64_t units = job->units;
-    uint64_t per = (units + NQ_JOURNAL_MAX_CHUNKS - 1) / NQ_JOURNAL_MAX_CHUNKS;
-    return per ? per : 1;
-}
-
 static void encode_header(unsigned char *b, const nq_job *job, uint64_t chunk_units)
 {
     memset(b, 0, BLOCK);
@@ -347,7 +340,7 @@ static int check_header(const header *h, const nq_job *job, uint64_t chunk_units
         return NQ_EJOURNAL_MISMATCH;
     }
     if (h->chunk_units != chunk_units) {
-        say(detail, size, "journal '%s' groups %llu units per chunk, this build %llu", path,
+        say(detail, size, "journal '%s' groups %llu units per chunk, this run plans %llu", path,
             (unsigned long long)h->chunk_units, (unsigned long long)chunk_units);
         return NQ_EJOURNAL_MISMATCH;
     }
@@ -449,15 +442,16 @@ static int load_records(nq_journal *j, uint64_t file_size, scan *sc, char *detai
     return ret;
 }
 
-/* Allocates the in-memory side of a journal for job. */
-static nq_journal *journal_new(const char *path, const nq_job *job)
+/* Allocates the in-memory side of a journal for job, cut into chunks of
+ * chunk_units units. */
+static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chunk_units)
 {
     nq_journal *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
     j->fd = -1;
     j->units = job->units;
-    j->chunk_units = nq_journal_chunk_units(job);
+    j->chunk_units = chunk_units;
     j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
     const size_t flags = j->chunks ? (size_t)j->chunks : 1;
     const size_t bytes = (size_t)(j->chunks + 1) * BLOCK; /* every chunk once, plus DONE */
@@ -475,111 +469,120 @@ static nq_journal *journal_new(const char *path, const nq_job *job)
     return j;
 }
 
-int nq_journal_open_detail(nq_journal **out, const char *path, const nq_job *job,
-                           void (*notice)(const char *message, void *user), void *user,
-                           char *detail, size_t size)
+/* Checks that a loaded journal's completion record, if any, agrees with
+ * its chunk records.  Returns 0 or NQ_EJOURNAL_CORRUPT with detail written. */
+static int check_completion(nq_journal *j, const scan *sc, char *detail, size_t size)
 {
-    if (detail && size)
-        detail[0] = '\0';
-    if (!out || !path || !job)
-        return NQ_EINVAL_ARG;
-    *out = NULL;
-    nq_journal *j = journal_new(path, job);
-    if (!j)
-        return NQ_ENOMEM;
-    unsigned char hdr[BLOCK];
-    encode_header(hdr, job, j->chunk_units);
-    int ret = 0;
-
-    j->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-    if (j->fd < 0 && errno == ENOENT) {
-        j->fd = create_journal(path, hdr);
-        if (j->fd < 0) {
-            say(detail, size, "cannot create journal '%s': %s", path, strerror(errno));
-            ret = NQ_EIO;
-        }
-        goto done;
+    if (!sc->has_done)
+        return 0;
+    int all = 1;
+    for (uint64_t c = 0; c < j->chunks && all; c++)
+        all = j->done[c];
+    if (!all || sc->done_counts.total != j->resumed.total ||
+        sc->done_counts.unique != j->resumed.unique) {
+        say(detail, size, "journal '%s' is damaged: its completion record disagrees with its "
+            "chunk records", j->path);
+        return NQ_EJOURNAL_CORRUPT;
     }
-    if (j->fd < 0) {
-        say(detail, size, "cannot open journal '%s' for writing: %s", path, strerror(errno));
-        ret = NQ_EIO;
-        goto done;
-    }
+    j->complete = 1;
+    return 0;
+}
 
+/* Cuts the torn tail a crash left, once everything before it checked out
+ * (only then is the file changed), so new records follow the last good one
+ * directly; tells `notice`.  Returns 0 or NQ_EIO with detail written. */
+static int cut_torn_tail(nq_journal *j, const scan *sc,
+                         void (*notice)(const char *message, void *user), void *user,
+                         char *detail, size_t size)
+{
+    if (!sc->torn_bytes)
+        return 0;
+    if (ftruncate(j->fd, (off_t)sc->valid_end) < 0 || fsync(j->fd) < 0) {
+        say(detail, size, "cannot truncate the torn tail of journal '%s': %s", j->path,
+            strerror(errno));
+        return NQ_EIO;
+    }
+    if (notice) {
+        char line[NQ_JOURNAL_DETAIL_MAX + 64];
+        snprintf(line, sizeof line,
+                 "journal '%s': discarded a torn last record (%llu bytes at offset %llu), "
+                 "kept %llu finished chunks",
+                 j->path, (unsigned long long)sc->torn_bytes, (unsigned long long)sc->valid_end,
+                 (unsigned long long)((sc->valid_end - BLOCK) / BLOCK));
+        notice(line, user);
+    }
+    return 0;
+}
+
+/* Loads the existing journal open on j->fd: header checked against the
+ * job, records read, torn tail cut.  Returns 0 or an NQ_E* code with
+ * detail written; the file is changed only when everything checked out. */
+static int load_existing(nq_journal *j, const nq_job *job,
+                         void (*notice)(const char *message, void *user), void *user,
+                         char *detail, size_t size)
+{
     struct stat st;
     if (fstat(j->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        say(detail, size, "journal '%s' is not a regular file", path);
-        ret = NQ_EIO;
-        goto done;
+        say(detail, size, "journal '%s' is not a regular file", j->path);
+        return NQ_EIO;
     }
     if (st.st_size == 0) {
-        say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", path);
-        ret = NQ_EJOURNAL_CORRUPT;
-        goto done;
+        say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", j->path);
+        return NQ_EJOURNAL_CORRUPT;
     }
     unsigned char got[BLOCK];
     header h;
     const char *why = "not a checkpoint journal (too short)";
     if ((uint64_t)st.st_size < BLOCK || read_at(j->fd, got, BLOCK, 0) < 0 ||
         decode_header(got, &h, &why) < 0) {
-        say(detail, size, "journal '%s': %s", path, why);
-        ret = NQ_EJOURNAL_CORRUPT;
-        goto done;
+        say(detail, size, "journal '%s': %s", j->path, why);
+        return NQ_EJOURNAL_CORRUPT;
     }
-    ret = check_header(&h, job, j->chunk_units, path, detail, size);
-    if (ret < 0)
-        goto done;
-
+    int ret = check_header(&h, job, j->chunk_units, j->path, detail, size);
     scan sc;
-    ret = load_records(j, (uint64_t)st.st_size, &sc, detail, size);
-    if (ret < 0)
-        goto done;
-    if (sc.has_done) {
-        /* A completion record must agree with the chunks before it. */
-        int all = 1;
-        for (uint64_t c = 0; c < j->chunks && all; c++)
-            all = j->done[c];
-        if (!all || sc.done_counts.total != j->resumed.total ||
-            sc.done_counts.unique != j->resumed.unique) {
-            say(detail, size, "journal '%s' is damaged: its completion record disagrees with its "
-                "chunk records", path);
-            ret = NQ_EJOURNAL_CORRUPT;
-            goto done;
-        }
-        j->complete = 1;
-    }
-    if (sc.torn_bytes) {
-        /* Only now, with the rest validated, is the file changed: the torn
-         * tail goes, so new records follow the last good one directly. */
-        if (ftruncate(j->fd, (off_t)sc.valid_end) < 0 || fsync(j->fd) < 0) {
-            say(detail, size, "cannot truncate the torn tail of journal '%s': %s", path,
-                strerror(errno));
+    if (ret == 0)
+        ret = load_records(j, (uint64_t)st.st_size, &sc, detail, size);
+    if (ret == 0)
+        ret = check_completion(j, &sc, detail, size);
+    if (ret == 0)
+        ret = cut_torn_tail(j, &sc, notice, user, detail, size);
+    return ret;
+}
+
+int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint64_t chunk_units,
+                    void (*notice)(const char *message, void *user), void *user, char *detail,
+                    size_t size)
+{
+    if (detail && size)
+        detail[0] = '\0';
+    if (!out || !path || !job || chunk_units == 0)
+        return NQ_EINVAL_ARG;
+    *out = NULL;
+    nq_journal *j = journal_new(path, job, chunk_units);
+    if (!j)
+        return NQ_ENOMEM;
+    int ret = 0;
+    j->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (j->fd < 0 && errno == ENOENT) {
+        unsigned char hdr[BLOCK];
+        encode_header(hdr, job, j->chunk_units);
+        j->fd = create_journal(path, hdr);
+        if (j->fd < 0) {
+            say(detail, size, "cannot create journal '%s': %s", path, strerror(errno));
             ret = NQ_EIO;
-            goto done;
         }
-        if (notice) {
-            char line[NQ_JOURNAL_DETAIL_MAX + 64];
-            snprintf(line, sizeof line,
-                     "journal '%s': discarded a torn last record (%llu bytes at offset %llu), "
-                     "kept %llu finished chunks",
-                     path, (unsigned long long)sc.torn_bytes, (unsigned long long)sc.valid_end,
-                     (unsigned long long)((sc.valid_end - BLOCK) / BLOCK));
-            notice(line, user);
-        }
+    } else if (j->fd < 0) {
+        say(detail, size, "cannot open journal '%s' for writing: %s", path, strerror(errno));
+        ret = NQ_EIO;
+    } else {
+        ret = load_existing(j, job, notice, user, detail, size);
     }
-done:
     if (ret < 0) {
         nq_journal_close(&j);
         return ret;
     }
     *out = j;
     return 0;
-}
-
-int nq_journal_open(nq_journal **out, const char *path, const nq_job *job,
-                    void (*notice)(const char *message, void *user), void *user)
-{
-    return nq_journal_open_detail(out, path, job, notice, user, NULL, 0);
 }
 
 uint64_t nq_journal_chunks(const nq_journal *j)

@@ -19,25 +19,24 @@
 
 typedef struct nq_journal nq_journal;
 
-/* Chunks a journal aims for, at most: fine enough that an interruption
- * loses little and that 1024 workers (16 nodes x 64 threads under MPI) get
- * dozens of chunks each -- with 4096 the scheduling model predicted only
- * 80-87% efficiency there, the largest chunk setting the makespan -- and
- * coarse enough that the file stays small (65536 records = 4 MiB). */
-#define NQ_JOURNAL_MAX_CHUNKS 65536u
-
-/* Units per journal chunk for a job: a function of the job alone (never of
- * threads or ranks), so a run can resume with other thread or rank counts. */
-uint64_t nq_journal_chunk_units(const nq_job *job);
+/* Room for any detail line the journal writes (path included). */
+#define NQ_JOURNAL_DETAIL_MAX 256
 
 /*
- * Opens `path` for `job`, creating it (header written and fsynced) when it
- * does not exist.  An existing journal must match the job exactly.
- * Returns 0, NQ_EIO (unwritable path, a directory...), NQ_EJOURNAL_MISMATCH
- * or NQ_EJOURNAL_CORRUPT; on error the file is left byte-for-byte unchanged.
+ * Opens `path` for `job`, cut into chunks of chunk_units units (the plan's
+ * chunking, recorded in the header), creating it (header written and
+ * fsynced) when it does not exist.  An existing journal must match the job
+ * and the chunking exactly; its finished chunks are loaded and a torn last
+ * record is cut off (reported through notice, which may be NULL).
+ * Returns 0, NQ_EINVAL_ARG, NQ_ENOMEM, NQ_EIO (unwritable path, not a
+ * regular file...), NQ_EJOURNAL_MISMATCH or NQ_EJOURNAL_CORRUPT; on error
+ * the file is left byte-for-byte unchanged and detail (may be NULL; size
+ * bytes, NUL-terminated) gets one line naming the file and the problem
+ * ("journal 'run.j' is for N=14, this run is N=15").
  */
-int nq_journal_open(nq_journal **out, const char *path, const nq_job *job,
-                    void (*notice)(const char *message, void *user), void *user);
+int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint64_t chunk_units,
+                    void (*notice)(const char *message, void *user), void *user, char *detail,
+                    size_t size);
 
 /* Chunks in the job, and the done flags loaded at open (1 = finished). */
 uint64_t nq_journal_chunks(const nq_journal *j);
@@ -58,23 +57,12 @@ int nq_journal_finish(nq_journal *j);
 /* Flushes and closes; accepts NULL. */
 void nq_journal_close(nq_journal **j);
 
-/* ---- Additions beyond the original contract (all optional to use) ---- */
-
-/* Room for any detail line the journal writes (path included). */
-#define NQ_JOURNAL_DETAIL_MAX 256
-
-/* nq_journal_open(), and on failure one line naming the file and the problem
- * ("journal 'run.j' is for N=14, this run is N=15") written to detail
- * (may be NULL; size bytes, NUL-terminated). */
-int nq_journal_open_detail(nq_journal **out, const char *path, const nq_job *job,
-                           void (*notice)(const char *message, void *user), void *user,
-                           char *detail, size_t size);
-
 /* After nq_journal_flush/finish returned NQ_EIO: one line naming the file
  * and the failed operation; "" otherwise.  Never NULL. */
 const char *nq_journal_last_error(const nq_journal *j);
 
-/* Reads the header of an existing journal without changing anything.
+/* Reads the header of an existing journal without changing anything (how
+ * the plan learns what a resumed run must plan).
  * Returns 1 and fills the fields (any pointer may be NULL) when path holds
  * a header with a valid checksum; 0 otherwise (missing, unreadable, not a
  * journal: nq_journal_open() then says why). */

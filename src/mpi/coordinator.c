@@ -1,351 +1,214 @@
 /*
  * coordinator.c - rank 0 of nqueens-mpi (see coordinator.h).
  *
- * One mutex guards the dispenser cursor and the running totals; it is taken
- * once per chunk, by rank 0's compute threads and by the main thread when a
- * RESULT arrives, so it is never contended for long.  Like the workers, the
- * main thread polls and naps instead of blocking in MPI, so it stays
- * responsive to signals and leaves the cores to the compute threads.
+ * Like the workers, the main thread polls and naps instead of blocking in
+ * MPI, so it stays responsive to signals and leaves the cores to the
+ * compute threads.  It is the only thread that calls MPI.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
-#include "core/engine.h"
-#include "journal/journal.h"
 #include "mpi/coordinator.h"
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/team.h"
 
-
+/* Rank 0's state while the run lasts. */
 typedef struct coord {
-    pthread_mutex_t lock;
-    nq_job *job;
-    uint64_t units, chunk_units, chunks;
-    const unsigned char *skip; /* chunks already finished (journal), or NULL */
-    uint64_t cursor;           /* next chunk the dispenser considers */
-    int closed;                /* no more chunks go out (cancel or failure) */
-    nq_counts sum;
-    uint64_t units_done, chunks_done;
-    atomic_int stop;           /* tells rank 0's own team to stop */
-    nq_journal *journal;       /* optional */
-    int journal_error;         /* first failed nq_journal_record(), else 0 */
+    const nq_mpi_coord_config *cfg;
+    nq_ledger *ledger;
+    atomic_int *stop;        /* the run's stop flag: cancel or a failed journal */
+    atomic_int team_stop;    /* tells rank 0's own team to stop */
+    unsigned char *gone;     /* ranks that said BYE */
+    int left;                /* ranks still to say BYE */
+    uint64_t *assign;        /* ASSIGN message buffer */
+    uint64_t *results;       /* RESULT message buffer */
+    size_t results_words;
+    int closed;              /* STOP sent, no more chunks go out */
+    double stop_deadline;    /* when a closed run gives up on silent ranks */
+    int failure, failed_rank;
 } coord;
-
-static uint64_t chunk_size(const coord *c, uint64_t chunk)
-{
-    uint64_t begin = chunk * c->chunk_units;
-    return c->units - begin < c->chunk_units ? c->units - begin : c->chunk_units;
-}
-
-/* Next chunk to hand out, with c->lock held.  Returns 0 when none is left. */
-static int dispense(coord *c, uint64_t *chunk)
-{
-    if (c->closed)
-        return 0;
-    while (c->cursor < c->chunks && c->skip && c->skip[c->cursor])
-        c->cursor++;
-    if (c->cursor >= c->chunks)
-        return 0;
-    *chunk = c->cursor++;
-    return 1;
-}
-
-/* Adds a finished chunk, with c->lock held. */
-static void record(coord *c, uint64_t chunk, const nq_counts *counts)
-{
-    nq_counts_add(&c->sum, counts);
-    c->units_done += chunk_size(c, chunk);
-    c->chunks_done++;
-    if (c->journal) {
-        int ret = nq_journal_record(c->journal, chunk, counts);
-        if (ret < 0 && !c->journal_error)
-            c->journal_error = ret;
-    }
-}
 
 static int coord_take(void *user, uint64_t *chunk)
 {
-    coord *c = user;
-    pthread_mutex_lock(&c->lock);
-    int got = dispense(c, chunk);
-    pthread_mutex_unlock(&c->lock);
-    return got;
+    return nq_ledger_take(user, chunk);
 }
 
 static void coord_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
-    coord *c = user;
-    pthread_mutex_lock(&c->lock);
-    record(c, chunk, counts);
-    pthread_mutex_unlock(&c->lock);
+    nq_ledger_finish(user, chunk, counts);
 }
 
 /* Answers a REQUEST from rank src with up to the chunks it wants. */
-static void answer_request(coord *c, int src, uint64_t *assign)
+static void answer_request(coord *c, int src)
 {
     uint64_t want = 0;
     MPI_Recv(&want, 1, MPI_UINT64_T, src, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (want > NQ_MPI_MAX_ASSIGN)
         want = NQ_MPI_MAX_ASSIGN;
     int k = 0;
-    pthread_mutex_lock(&c->lock);
-    while ((uint64_t)k < want && dispense(c, &assign[k]))
+    while ((uint64_t)k < want && nq_ledger_take(c->ledger, &c->assign[k]))
         k++;
-    pthread_mutex_unlock(&c->lock);
-    MPI_Send(assign, k, MPI_UINT64_T, src, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD);
+    MPI_Send(c->assign, k, MPI_UINT64_T, src, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD);
 }
 
-/* Receives a RESULT message of `words` words from src and records it.
+/* Receives a RESULT message of `words` words from src into the ledger.
  * Returns 0 or NQ_ENOMEM. */
-static int take_results(coord *c, int src, int words, uint64_t **buf, size_t *buf_words)
+static int take_results(coord *c, int src, int words)
 {
-    if ((size_t)words > *buf_words) {
-        uint64_t *grown = realloc(*buf, (size_t)words * sizeof **buf);
+    if ((size_t)words > c->results_words) {
+        uint64_t *grown = realloc(c->results, (size_t)words * sizeof *grown);
         if (!grown)
             return NQ_ENOMEM;
-        *buf = grown;
-        *buf_words = (size_t)words;
+        c->results = grown;
+        c->results_words = (size_t)words;
     }
-    MPI_Recv(*buf, words, MPI_UINT64_T, src, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD,
+    MPI_Recv(c->results, words, MPI_UINT64_T, src, NQ_MPI_TAG_RESULT, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
-    pthread_mutex_lock(&c->lock);
     for (int i = 0; i + NQ_MPI_RESULT_WORDS <= words; i += NQ_MPI_RESULT_WORDS) {
         nq_counts counts;
-        uint64_t chunk = nq_mpi_unpack_counts(&(*buf)[i], &counts);
-        if (chunk < c->chunks)
-            record(c, chunk, &counts);
+        uint64_t chunk = nq_mpi_unpack_counts(&c->results[i], &counts);
+        nq_ledger_finish(c->ledger, chunk, &counts); /* ignores a chunk outside the run */
     }
-    pthread_mutex_unlock(&c->lock);
     return 0;
+}
+
+static void fail(coord *c, int code, int rank)
+{
+    if (!c->failure) {
+        c->failure = code;
+        c->failed_rank = rank;
+    }
+}
+
+/* Receives a BYE from src: that rank's threads have stopped. */
+static void take_bye(coord *c, int src)
+{
+    uint64_t status = 0;
+    MPI_Recv(&status, 1, MPI_UINT64_T, src, NQ_MPI_TAG_BYE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (!c->gone[src]) {
+        c->gone[src] = 1;
+        c->left--;
+    }
+    const int code = (int)(int64_t)status;
+    if (code < 0 && code != NQ_ECANCELLED)
+        fail(c, code, src);
+}
+
+/* Handles every message waiting.  Returns 1 if there was any. */
+static int serve(coord *c)
+{
+    int busy = 0;
+    for (;;) {
+        int flag = 0, words = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return busy;
+        busy = 1;
+        switch (st.MPI_TAG) {
+        case NQ_MPI_TAG_REQUEST: answer_request(c, st.MPI_SOURCE); break;
+        case NQ_MPI_TAG_RESULT:
+            MPI_Get_count(&st, MPI_UINT64_T, &words);
+            if (take_results(c, st.MPI_SOURCE, words) < 0)
+                fail(c, NQ_ENOMEM, 0);
+            break;
+        case NQ_MPI_TAG_BYE: take_bye(c, st.MPI_SOURCE); break;
+        default: /* not ours: drain it so it cannot clog the queue */
+            MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            break;
+        }
+    }
 }
 
 /* Stops the run: no more chunks go out and every rank still working is
  * told to stop after its current unit. */
-static void close_run(coord *c, atomic_int *stop, const unsigned char *gone, int ranks)
+static void close_run(coord *c)
 {
-    pthread_mutex_lock(&c->lock);
-    int was_closed = c->closed;
-    c->closed = 1;
-    pthread_mutex_unlock(&c->lock);
-    if (was_closed)
+    if (c->closed)
         return;
-    atomic_store(stop, 1);
-    for (int r = 1; r < ranks; r++)
-        if (!gone[r])
+    c->closed = 1;
+    c->stop_deadline = nq_now() + NQ_MPI_STOP_GRACE;
+    nq_ledger_close(c->ledger);
+    atomic_store(&c->team_stop, 1);
+    for (int r = 1; r < c->cfg->ranks; r++)
+        if (!c->gone[r])
             MPI_Send(NULL, 0, MPI_UINT64_T, r, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
 }
 
-static void report_progress(const nq_mpi_coord_config *cfg, coord *c, uint64_t resumed,
-                            double start, int final)
+/* The main thread's loop: serves the ranks until the team and every other
+ * rank are done, or a closed run's grace runs out (then *abandoned). */
+static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
-    nq_progress p;
-    memset(&p, 0, sizeof p);
-    pthread_mutex_lock(&c->lock);
-    p.units_done = c->units_done;
-    pthread_mutex_unlock(&c->lock);
-    p.units_total = c->units;
-    p.units_resumed = resumed;
-    p.elapsed = nq_now() - start;
-    p.rate = p.elapsed > 0 ? (double)(p.units_done - resumed) / p.elapsed : 0;
-    p.eta = p.rate > 0 ? (double)(p.units_total - p.units_done) / p.rate : -1;
-    p.final = final;
-    cfg->progress(&p, cfg->progress_user);
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    for (;;) {
+        int busy = serve(c);
+        if (team_started && atomic_load(&team->error))
+            fail(c, atomic_load(&team->error), 0);
+        if (c->failure || atomic_load(c->stop))
+            close_run(c);
+        if ((!team_started || nq_mpi_team_finished(team)) && c->left <= 0)
+            return;
+        if (c->closed && nq_now() > c->stop_deadline && c->left > 0) {
+            *abandoned = 1;
+            return;
+        }
+        nq_mpi_nap(&nap_ns, busy);
+    }
 }
 
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    const double start = nq_now();
     /* On the heap: when a rank is abandoned, our own team may still be
      * running and is left holding it while the caller aborts the job. */
     coord *c = calloc(1, sizeof *c);
-    if (!c) {
-        fprintf(stderr, "nqueens-mpi: rank 0: %s\n", nq_strerror(NQ_ENOMEM));
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (c) {
+        c->gone = calloc((size_t)cfg->ranks, 1);
+        c->assign = malloc(NQ_MPI_MAX_ASSIGN * sizeof *c->assign);
     }
-    pthread_mutex_init(&c->lock, NULL);
-    c->job = cfg->job;
-    c->units = nq_job_units(cfg->job);
-    c->chunk_units = nq_mpi_chunk_units(cfg->job);
-    c->chunks = nq_mpi_chunks(cfg->job, c->chunk_units);
-    uint64_t resumed = 0;
-    if (cfg->journal) {
-        /* Resume: the journal's finished chunks are counted and skipped. */
-        c->journal = cfg->journal;
-        c->skip = nq_journal_done(cfg->journal);
-        c->sum = nq_journal_resumed_counts(cfg->journal);
-        resumed = nq_journal_resumed_units(cfg->journal);
-        c->units_done = resumed;
-        for (uint64_t i = 0; i < c->chunks; i++)
-            c->chunks_done += c->skip[i] != 0;
-    }
-    double next_flush = start + cfg->checkpoint_interval;
-
-    atomic_init(&c->stop, 0);
-    unsigned char *gone = calloc((size_t)cfg->ranks, 1); /* ranks that said BYE */
-    uint64_t *assign = malloc(NQ_MPI_MAX_ASSIGN * sizeof *assign);
-    uint64_t *buf = NULL;
-    size_t buf_words = 0;
-    if (!gone || !assign) {
+    if (!c || !c->gone || !c->assign) {
         /* Too little memory to even track the ranks: end the whole job now
          * rather than leave the others waiting on us. */
         fprintf(stderr, "nqueens-mpi: rank 0: %s\n", nq_strerror(NQ_ENOMEM));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int ret = 0;
-    int failed_rank = -1, failure = 0;
+    c->cfg = cfg;
+    c->ledger = cfg->run->ledger;
+    c->stop = nq_run_stop_flag(cfg->run);
+    c->left = cfg->ranks - 1;
+    atomic_init(&c->team_stop, 0);
 
     nq_mpi_team team = {
         .job = cfg->job,
-        .chunk_units = c->chunk_units,
+        .chunk_units = nq_ledger_chunk_units(c->ledger),
         .threads = cfg->threads,
-        .cancel = cfg->cancel,
-        .stop = &c->stop,
-        .source = {coord_take, coord_done, c},
+        .cancel = c->stop,
+        .stop = &c->team_stop,
+        .source = {coord_take, coord_done, c->ledger},
     };
-    int team_started = 0;
-    if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
-        team_started = 1;
-    if (ret < 0) {
-        /* No compute threads: keep serving the protocol so the others end
-         * cleanly, and fail the run. */
-        failure = ret;
-        failed_rank = 0;
-        ret = 0;
-    }
-
-    int left = cfg->ranks - 1;
-    double stop_deadline = 0; /* set when the run is closed early */
-    int flushed_on_stop = 0;
-    int journal_failed = 0; /* no more writes once the journal failed */
-    double next_progress = start + cfg->progress_interval;
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
-    for (;;) {
-        int busy = 0, flag = 1;
-        while (flag) {
-            MPI_Status st;
-            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-            if (!flag)
-                break;
-            busy = 1;
-            int src = st.MPI_SOURCE, words = 0;
-            switch (st.MPI_TAG) {
-            case NQ_MPI_TAG_REQUEST:
-                answer_request(c, src, assign);
-                break;
-            case NQ_MPI_TAG_RESULT:
-                MPI_Get_count(&st, MPI_UINT64_T, &words);
-                if (take_results(c, src, words, &buf, &buf_words) < 0 && !failure) {
-                    failure = NQ_ENOMEM;
-                    failed_rank = 0;
-                }
-                break;
-            case NQ_MPI_TAG_BYE: {
-                uint64_t status = 0;
-                MPI_Recv(&status, 1, MPI_UINT64_T, src, NQ_MPI_TAG_BYE, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
-                if (!gone[src]) {
-                    gone[src] = 1;
-                    left--;
-                }
-                int code = (int)(int64_t)status;
-                if (code < 0 && code != NQ_ECANCELLED && !failure) {
-                    failure = code;
-                    failed_rank = src;
-                }
-                break;
-            }
-            default: /* not ours: drain it so it cannot clog the queue */
-                MPI_Recv(NULL, 0, MPI_BYTE, src, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                break;
-            }
-        }
-        if (team_started && !failure && atomic_load(&team.error))
-            failure = atomic_load(&team.error), failed_rank = 0;
-        if (((cfg->cancel && atomic_load(cfg->cancel)) || failure) && stop_deadline == 0) {
-            close_run(c, &c->stop, gone, cfg->ranks);
-            stop_deadline = nq_now() + NQ_MPI_STOP_GRACE;
-        }
-        if ((!team_started || nq_mpi_team_finished(&team)) && left <= 0)
-            break;
-        if (stop_deadline > 0 && nq_now() > stop_deadline && left > 0) {
-            out->abandoned = 1;
-            break;
-        }
-        if (c->journal && (nq_now() >= next_flush || (stop_deadline > 0 && !flushed_on_stop))) {
-            /* On a stop, flush at once: mpiexec may kill us soon. */
-            flushed_on_stop = stop_deadline > 0;
-            if (!journal_failed && nq_journal_flush(c->journal, 1) < 0) {
-                journal_failed = 1;
-                if (!failure) {
-                    failure = NQ_EIO;
-                    failed_rank = 0;
-                    snprintf(out->message, sizeof out->message, "rank 0: %s",
-                             nq_journal_last_error(c->journal));
-                }
-            }
-            next_flush = nq_now() + cfg->checkpoint_interval;
-        }
-        if (cfg->progress && nq_now() >= next_progress) {
-            report_progress(cfg, c, resumed, start, 0);
-            next_progress = nq_now() + cfg->progress_interval;
-        }
-        nq_mpi_nap(&nap_ns, busy);
-    }
+    const int team_started = nq_mpi_team_start(&team) == 0;
+    if (!team_started) /* keep serving the protocol so the others end cleanly */
+        fail(c, NQ_ENOMEM, 0);
+    serve_until_done(c, &team, team_started, &out->abandoned);
     if (team_started && !out->abandoned) {
         int joined = nq_mpi_team_join(&team);
-        if (joined < 0 && joined != NQ_ECANCELLED && !failure)
-            failure = joined, failed_rank = 0;
+        if (joined < 0 && joined != NQ_ECANCELLED)
+            fail(c, joined, 0);
     }
 
-    pthread_mutex_lock(&c->lock);
-    if (c->journal_error) {
-        journal_failed = 1;
-        if (!failure)
-            failure = c->journal_error, failed_rank = 0;
-    }
-    const int complete = c->chunks_done >= c->chunks;
-    pthread_mutex_unlock(&c->lock);
-    if (c->journal && !journal_failed) {
-        /* Complete: mark it so; otherwise keep what finished for a rerun
-         * (after a failed rank too: what the others finished is good). */
-        int jr = complete && !failure && !out->abandoned ? nq_journal_finish(c->journal)
-                                                         : nq_journal_flush(c->journal, 1);
-        if (jr < 0 && !failure) {
-            failure = jr, failed_rank = 0;
-            snprintf(out->message, sizeof out->message, "rank 0: %s",
-                     nq_journal_last_error(c->journal));
-        }
-    }
-    if (ret == 0) {
-        if (failure) {
-            ret = failure;
-            if (!out->message[0])
-                snprintf(out->message, sizeof out->message, "rank %d failed: %s", failed_rank,
-                         nq_strerror(failure));
-        } else if (!complete) {
-            ret = NQ_ECANCELLED;
-        }
-    }
-    if (cfg->progress && ret == 0)
-        report_progress(cfg, c, resumed, start, 1);
-    pthread_mutex_lock(&c->lock); /* an abandoned run's team may still record */
-    out->sum = c->sum;
-    out->units_done = c->units_done;
-    pthread_mutex_unlock(&c->lock);
-    out->units_resumed = resumed;
-
-    free(buf);
-    free(assign);
-    free(gone);
-    if (!out->abandoned) {
-        pthread_mutex_destroy(&c->lock);
+    int ret = c->failure ? c->failure : c->closed ? NQ_ECANCELLED : 0;
+    if (c->failure)
+        snprintf(out->message, sizeof out->message, "rank %d failed: %s", c->failed_rank,
+                 nq_strerror(c->failure));
+    free(c->results);
+    free(c->assign);
+    free(c->gone);
+    if (!out->abandoned)
         free(c);
-    }
     return ret;
 }

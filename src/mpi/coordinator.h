@@ -1,38 +1,29 @@
 /*
- * coordinator.h - rank 0 of nqueens-mpi: dispenser of chunks, collector of
- * counts, keeper of the journal and of the progress line.
+ * coordinator.h - rank 0 of nqueens-mpi: the dispenser of chunks and the
+ * collector of counts.
  *
- * Rank 0 computes too: its own team takes chunks straight from the
- * dispenser, while the main thread answers the other ranks.  Chunks go out
- * first come, first served, a few at a time, so fast and slow ranks finish
- * together.
+ * The chunk bookkeeping, the journal and progress are the run layer's
+ * (run/run.h), exactly as in nq_count(): this file only moves chunks and
+ * counts between that run's ledger and the other ranks.  Rank 0 computes
+ * too: its own team takes chunks straight from the ledger, while the main
+ * thread answers the other ranks.  Chunks go out first come, first served,
+ * a few at a time, so fast and slow ranks finish together.
  */
 #ifndef NQ_MPI_COORDINATOR_H
 #define NQ_MPI_COORDINATOR_H
 
 #include <stdatomic.h>
 
-#include "nqueens/nqueens.h"
+#include "run/run.h"
 
 typedef struct nq_mpi_coord_config {
     nq_job *job;
+    nq_run *run;         /* started on the job; its ledger dispenses the chunks */
     int ranks;           /* MPI_COMM_WORLD size */
     int threads;         /* rank 0's compute threads, >= 1 */
-    atomic_int *cancel;  /* the signal flag; optional */
-    nq_progress_fn progress; /* optional; called on the main thread */
-    void *progress_user;
-    double progress_interval;
-    /* Optional, opened on the job: finished chunks are skipped, new ones
-     * recorded, flushed and fsynced every checkpoint_interval seconds, at
-     * once on cancel or failure, and finished when the run completes. */
-    struct nq_journal *journal;
-    double checkpoint_interval;
 } nq_mpi_coord_config;
 
 typedef struct nq_mpi_outcome {
-    nq_counts sum;          /* every finished chunk, resumed ones included */
-    uint64_t units_done;    /* units those chunks hold */
-    uint64_t units_resumed; /* taken from the journal at start */
     char message[256];      /* why the run failed, when it did */
     int abandoned;          /* some rank never said goodbye after STOP: the
                                caller must MPI_Abort instead of finalizing */
@@ -46,9 +37,11 @@ typedef struct nq_mpi_outcome {
 
 /*
  * Runs rank 0's side of the job until every chunk is counted and every
- * other rank said goodbye.  Returns 0 (all of *out valid), NQ_ECANCELLED
- * (out->sum holds what finished), or an error with out->message set.
- * Collective: every other rank must be in nq_mpi_work().
+ * other rank said goodbye, or the run stops.  Returns 0 (every chunk was
+ * handed out and every rank finished), NQ_ECANCELLED (the run's stop flag
+ * was raised), or the error of a failed rank with out->message set.  The
+ * counts are the run's ledger's.  Collective: every other rank must be in
+ * nq_mpi_work().
  */
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out);
 

@@ -1,15 +1,18 @@
 /*
  * nqueens_mpi.c - the hybrid MPI + OpenMP counter.
  *
- * Same options and output as `nqueens` (options.c, console.c), but the
- * job's chunks are shared among MPI ranks, each running its own OpenMP
- * threads.  Rank 0 plans the job (for the threads of all ranks together, or
- * as the checkpoint journal dictates), opens the journal, broadcasts the
- * resolved plan, and every rank plans the same job and proves it by its
- * identity before any work starts.  Only rank 0 prints and only rank 0
- * touches the journal.  Every rank leaves with the same decision, so
- * mpiexec's exit status is the run's: 0, 2 for bad input (journal trouble
- * included), 1 for a failure, 128 + signal when interrupted.
+ * Same options and output as `nqueens` (cli/options.c, cli/console.c), but
+ * the job's chunks are shared among MPI ranks, each running its own OpenMP
+ * threads.  Rank 0 plans the run exactly as nq_count() does (api/plan.c:
+ * for the threads of all ranks together, or as the checkpoint journal
+ * dictates), opens the journal and broadcasts the plan; every rank plans
+ * the same job and proves it by its identity before any work starts.  Rank
+ * 0 then runs the run layer (run/run.c: ledger, journal cadence, progress)
+ * like nq_count(), with the ranks' threads in place of the task pool.
+ * Only rank 0 prints and only rank 0 touches the journal.  Every rank
+ * leaves with the same decision, so mpiexec's exit status is the run's: 0,
+ * 2 for bad input (journal trouble included), 1 for a failure, 128 +
+ * signal when interrupted.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -19,11 +22,9 @@
 
 #include <mpi.h>
 
+#include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
-#include "core/engine.h"
-#include "api/plan.h"
-#include "journal/journal.h"
 #include "mpi/coordinator.h"
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
@@ -35,219 +36,213 @@
  * status every rank returns at once. */
 #define PLAN_RUN (-1)
 
-/*
- * Rank 0: acts on the command line, plans the job and opens the journal.
- * Fills plan[] and sets *job (and *journal with --checkpoint) when there is
- * something to count; otherwise plan[STATUS] holds the exit status (help,
- * version, bad input, unusable journal, a listing already printed).
- */
-static void plan_on_rank0(int action, const char *err, nq_cli_options *opt, int total_threads,
-                          int64_t *plan, nq_job **job, nq_journal **journal)
+/* What every rank knows once the command line is read. */
+typedef struct program {
+    int rank, ranks;
+    int threads, total_threads; /* this rank's compute threads; all ranks' */
+    double start;               /* MPI_Wtime() at start-up */
+    nq_cli_options opt;
+    int argc;
+    char **typed;               /* argv as typed, for the resume hint */
+} program;
+
+/* Rank 0: acts on anything but a count (help, version, bad input, a
+ * listing).  Returns PLAN_RUN when there is a count to plan, else the exit
+ * status. */
+static int act_on_rank0(int action, const char *err, program *pg)
 {
-    plan[NQ_MPI_PLAN_STATUS] = PLAN_RUN;
     switch (action) {
-    case NQ_CLI_HELP:
-        nq_cli_usage(stdout, PROG);
-        plan[NQ_MPI_PLAN_STATUS] = 0;
-        return;
-    case NQ_CLI_VERSION:
-        printf(PROG " %s\n", nq_version());
-        plan[NQ_MPI_PLAN_STATUS] = 0;
-        return;
-    case NQ_CLI_BAD:
-        nq_cli_report_bad(PROG, err);
-        plan[NQ_MPI_PLAN_STATUS] = NQ_CLI_EXIT_USAGE;
-        return;
+    case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
+    case NQ_CLI_VERSION: printf(PROG " %s\n", nq_version()); return 0;
+    case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
     default: break;
     }
-    if (opt->list) { /* listing is quick and sequential: rank 0 alone does it */
-        plan[NQ_MPI_PLAN_STATUS] = nq_cli_list(opt, PROG);
-        return;
-    }
-    /* Plan for the threads of all ranks, so the automatic split depth gives
-     * every thread of the whole run enough units to balance.  A journalled
-     * run instead plans what its journal was written for (or a split that
-     * depends on n alone), so any number of ranks and threads can resume. */
-    nq_settings s = opt->settings;
-    s.threads = total_threads < NQ_MAX_THREADS ? total_threads : NQ_MAX_THREADS;
-    if (s.checkpoint_path)
-        nq_plan_journalled(s.checkpoint_path, &s);
-    int ret = nq_job_create(job, &s);
+    if (pg->opt.list) /* listing is quick and sequential: rank 0 alone does it */
+        return nq_cli_list(&pg->opt, PROG);
+    return PLAN_RUN;
+}
+
+/* Rank 0: plans the run for the threads of all ranks and opens its
+ * journal, and fills the plan message.  Returns PLAN_RUN or an exit status
+ * (after saying why). */
+static int plan_on_rank0(program *pg, nq_plan *plan, int64_t *msg)
+{
+    char detail[NQ_JOURNAL_DETAIL_MAX] = "";
+    int ret = nq_plan_open(plan, &pg->opt.settings, pg->total_threads, pg->ranks, detail,
+                           sizeof detail);
     if (ret < 0) {
-        fprintf(stderr, PROG ": %s\n", nq_strerror(ret));
-        plan[NQ_MPI_PLAN_STATUS] = ret == NQ_ENOMEM ? 1 : NQ_CLI_EXIT_USAGE;
-        return;
+        return nq_cli_report_failure(PROG, ret, detail);
     }
-    if (s.checkpoint_path) {
-        char detail[NQ_JOURNAL_DETAIL_MAX] = "";
-        ret = nq_journal_open_detail(journal, s.checkpoint_path, *job, s.notice, s.notice_user,
-                                     detail, sizeof detail);
-        if (ret < 0) {
-            /* Like nqueens: trouble with the file the user named is status 2. */
-            fprintf(stderr, PROG ": %s\n", detail[0] ? detail : nq_strerror(ret));
-            plan[NQ_MPI_PLAN_STATUS] = ret == NQ_ENOMEM ? 1 : NQ_CLI_EXIT_USAGE;
-            nq_job_free(job);
-            return;
-        }
-    }
-    plan[NQ_MPI_PLAN_N] = s.n;
-    plan[NQ_MPI_PLAN_ENGINE] = nq_job_engine(*job);
-    plan[NQ_MPI_PLAN_SPLIT] = nq_job_split_depth(*job);
-    plan[NQ_MPI_PLAN_UNITS] = (int64_t)nq_job_units(*job);
-    plan[NQ_MPI_PLAN_IDENTITY] = (int64_t)nq_job_identity(*job);
-    plan[NQ_MPI_PLAN_JOURNAL] = *journal != NULL;
+    msg[NQ_MPI_PLAN_N] = pg->opt.settings.n;
+    msg[NQ_MPI_PLAN_ENGINE] = nq_job_engine(plan->job);
+    msg[NQ_MPI_PLAN_SPLIT] = nq_job_split_depth(plan->job);
+    msg[NQ_MPI_PLAN_UNITS] = (int64_t)nq_job_units(plan->job);
+    msg[NQ_MPI_PLAN_IDENTITY] = (int64_t)nq_job_identity(plan->job);
+    msg[NQ_MPI_PLAN_CHUNK_UNITS] = (int64_t)plan->chunk_units;
+    msg[NQ_MPI_PLAN_JOURNAL] = plan->journal != NULL;
+    return PLAN_RUN;
 }
 
 /* Other ranks: plans the job rank 0 resolved.  Returns 1 when it is the
  * very same job (same identity and unit count), 0 otherwise. */
-static int plan_like_rank0(const int64_t *plan, const nq_cli_options *opt, nq_job **job)
+static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
 {
-    nq_settings s = opt->settings;
-    s.n = (int)plan[NQ_MPI_PLAN_N];
-    s.engine = (enum nq_engine)plan[NQ_MPI_PLAN_ENGINE];
-    s.split_depth = (int)plan[NQ_MPI_PLAN_SPLIT];
-    s.checkpoint_path = NULL; /* rank 0's business */
-    if (nq_job_create(job, &s) < 0)
+    memset(plan, 0, sizeof *plan);
+    plan->chunk_units = (uint64_t)msg[NQ_MPI_PLAN_CHUNK_UNITS];
+    if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
+                    threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
         return 0;
-    return nq_job_identity(*job) == (uint64_t)plan[NQ_MPI_PLAN_IDENTITY] &&
-           nq_job_units(*job) == (uint64_t)plan[NQ_MPI_PLAN_UNITS];
+    return nq_job_identity(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_IDENTITY] &&
+           nq_job_units(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_UNITS];
+}
+
+/* Every rank: checks that all ranks planned rank 0's job.  Returns 1, or
+ * 0 after rank 0 named the first rank that did not. */
+static int same_job_everywhere(const program *pg, const int64_t *msg, nq_plan *plan)
+{
+    int mine = pg->rank == 0 || plan_like_rank0(msg, pg->threads, plan) ? pg->ranks : pg->rank;
+    int first_bad = pg->ranks;
+    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad < pg->ranks && pg->rank == 0)
+        fprintf(stderr, PROG ": rank %d planned a different job than rank 0 (mismatched "
+                "nqueens-mpi builds?)\n", first_bad);
+    return first_bad == pg->ranks;
 }
 
 /* Rank 0: turns the outcome into output and an exit status. */
-static int report(int ret, const nq_mpi_outcome *out, const nq_cli_options *opt, nq_job *job,
-                  int ranks, int total_threads, double seconds, int argc, char **typed)
+static int report(int ret, const char *message, const program *pg, const nq_plan *plan,
+                  const nq_result *r)
 {
     if (ret == NQ_ECANCELLED) {
         int sig = nq_cli_first_signal;
-        if (opt->settings.checkpoint_path)
-            nq_cli_print_resume_hint(PROG, out->units_done,
+        if (plan->journal)
+            nq_cli_print_resume_hint(PROG, r->subproblems,
                                      "resume by running it again, with any number of ranks",
-                                     argc, typed);
+                                     pg->argc, pg->typed);
         else
             fprintf(stderr, PROG ": interrupted after %" PRIu64 " subproblems were done\n",
-                    out->units_done);
+                    r->subproblems);
         return 128 + (sig > 0 ? sig : 15);
     }
     if (ret < 0) {
-        fprintf(stderr, PROG ": %s\n", out->message[0] ? out->message : nq_strerror(ret));
+        fprintf(stderr, PROG ": %s\n", message[0] ? message : nq_strerror(ret));
         return 1;
     }
+    nq_cli_print_result(&pg->opt, r, pg->ranks);
+    return 0;
+}
+
+/* Rank 0: runs the planned job with the other ranks and reports it. */
+static int count_on_rank0(const program *pg, nq_plan *plan)
+{
+    const nq_settings *s = &pg->opt.settings;
+    const nq_run_config rc = {
+        .job = plan->job,
+        .chunk_units = plan->chunk_units,
+        .journal = plan->journal,
+        .progress = s->progress,
+        .progress_user = s->progress_user,
+        .progress_interval = s->progress_interval,
+        .checkpoint_interval = s->checkpoint_interval,
+        .cancel = &nq_cli_cancel,
+        .start = nq_now() - (MPI_Wtime() - pg->start),
+    };
+    nq_run run;
+    nq_mpi_outcome out = {.message = ""};
+    int ret = nq_run_start(&run, &rc);
+    if (ret < 0) {
+        /* Nothing can be counted; the others are told by a failed run. */
+        fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    const nq_mpi_coord_config cfg = {plan->job, &run, pg->ranks, pg->threads};
+    ret = nq_mpi_coordinate(&cfg, &out);
+    if (out.abandoned) {
+        /* A rank is stuck or gone: end the job instead of waiting in
+         * MPI_Finalize for it, with the journal made durable first. */
+        nq_run_abandon(&run);
+        fprintf(stderr, PROG ": a rank did not stop within %.0f s; aborting the job\n",
+                NQ_MPI_STOP_GRACE);
+        fflush(stdout);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, ret == NQ_ECANCELLED ? 128 + 15 : 1);
+    }
+    nq_counts sum;
+    uint64_t done, resumed;
+    nq_run_outcome(&run, &sum, &done, &resumed);
+    ret = nq_run_finish(&run, ret, out.message[0] ? NULL : out.message, sizeof out.message);
     nq_result r;
     memset(&r, 0, sizeof r);
-    r.total = out->sum.total;
-    r.unique = out->sum.unique;
-    r.has_unique = job->ops->has_unique;
-    r.subproblems = nq_job_units(job);
-    r.units_resumed = out->units_resumed;
-    r.seconds = seconds;
-    r.engine = nq_job_engine(job);
-    r.threads = total_threads;
-    r.split_depth = nq_job_split_depth(job);
-    nq_cli_print_result(opt, &r, ranks);
-    return 0;
+    nq_plan_result(plan, &sum, done, resumed, pg->total_threads, MPI_Wtime() - pg->start, &r);
+    return report(ret, out.message, pg, plan, &r);
+}
+
+/* A non-zero rank's exit status after its part of the run. */
+static int worker_status(int ret)
+{
+    const int sig = nq_cli_first_signal;
+    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + (sig > 0 ? sig : 15) : 1;
 }
 
 int main(int argc, char **argv)
 {
-    int provided = 0, rank = 0, ranks = 1;
+    int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    const double start = MPI_Wtime();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    program pg = {.argc = argc, .start = MPI_Wtime()};
+    MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
 
     /* getopt_long permutes argv; the resume hint repeats it as typed. */
-    char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
-    if (!typed) {
+    pg.typed = malloc(((size_t)argc + 1) * sizeof *pg.typed);
+    if (!pg.typed) {
         fputs(PROG ": out of memory\n", stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
+    memcpy(pg.typed, argv, ((size_t)argc + 1) * sizeof *pg.typed);
 
     /* Every rank parses (threads are per rank); rank 0's reading decides. */
-    nq_cli_options opt;
     char err[256] = "";
-    int action = nq_cli_parse(argc, argv, &opt, err, sizeof err);
-    int threads = nq_resolve_threads(action == NQ_CLI_RUN ? opt.settings.threads : 0);
-    int total_threads = 0;
-    MPI_Allreduce(&threads, &total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int action = nq_cli_parse(argc, argv, &pg.opt, err, sizeof err);
+    pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
+    MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (pg.total_threads > NQ_MAX_THREADS)
+        pg.total_threads = NQ_MAX_THREADS;
 
-    int64_t plan[NQ_MPI_PLAN_FIELDS_] = {0};
-    nq_job *job = NULL;
-    nq_journal *journal = NULL;
-    nq_cli_progress_view view;
-    if (rank == 0) {
-        nq_cli_progress_setup(&opt, &view, PROG);
-        if (provided < MPI_THREAD_FUNNELED && action == NQ_CLI_RUN) {
+    int64_t msg[NQ_MPI_PLAN_FIELDS_] = {PLAN_RUN};
+    nq_plan plan;
+    memset(&plan, 0, sizeof plan);
+    nq_cli_progress_view view; /* rank 0 draws progress; it lives as long as the run */
+    if (pg.rank == 0) {
+        nq_cli_progress_setup(&pg.opt, &view, PROG);
+        msg[NQ_MPI_PLAN_STATUS] = act_on_rank0(action, err, &pg);
+        if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN && provided < MPI_THREAD_FUNNELED) {
             fprintf(stderr, PROG ": the MPI library lacks MPI_THREAD_FUNNELED support\n");
-            plan[NQ_MPI_PLAN_STATUS] = 1;
-        } else {
-            plan_on_rank0(action, err, &opt, total_threads, plan, &job, &journal);
+            msg[NQ_MPI_PLAN_STATUS] = 1;
         }
+        if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN)
+            msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg);
     }
-    MPI_Bcast(plan, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    int status = (int)plan[NQ_MPI_PLAN_STATUS];
-    if (status != PLAN_RUN) {
-        free(typed);
-        MPI_Finalize();
-        return status;
+    MPI_Bcast(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    int status = (int)msg[NQ_MPI_PLAN_STATUS];
+    if (status == PLAN_RUN) {
+        /* Same policy on every rank: with a journal, stop cleanly so rank 0
+         * can save what finished; without one, the first signal ends the
+         * process. */
+        nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
+        if (!same_job_everywhere(&pg, msg, &plan))
+            status = 1;
+        else if (pg.rank == 0)
+            status = count_on_rank0(&pg, &plan);
+        else
+            status = worker_status(
+                nq_mpi_work(plan.job, plan.chunk_units, pg.threads, &nq_cli_cancel));
+        /* Meet the other ranks without spinning, then finalize. */
+        MPI_Request closing;
+        MPI_Ibarrier(MPI_COMM_WORLD, &closing);
+        nq_mpi_wait_napping(&closing);
     }
-    /* Same policy on every rank: with a journal, stop cleanly so rank 0 can
-     * save what finished; without one, the first signal ends the process. */
-    nq_cli_install_signal_handlers(plan[NQ_MPI_PLAN_JOURNAL] != 0);
-
-    /* Each rank names itself if its job differs; the lowest such rank wins. */
-    int mine = rank == 0 || plan_like_rank0(plan, &opt, &job) ? ranks : rank;
-    int first_bad = ranks;
-    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first_bad < ranks) {
-        if (rank == 0)
-            fprintf(stderr,
-                    PROG ": rank %d planned a different job than rank 0 (mismatched "
-                    "nqueens-mpi builds?)\n", first_bad);
-        nq_journal_close(&journal);
-        nq_job_free(&job);
-        free(typed);
-        MPI_Finalize();
-        return 1;
-    }
-
-    if (rank == 0) {
-        nq_mpi_coord_config cfg = {
-            .job = job,
-            .ranks = ranks,
-            .threads = threads,
-            .cancel = &nq_cli_cancel,
-            .progress = opt.settings.progress,
-            .progress_user = opt.settings.progress_user,
-            .progress_interval = opt.settings.progress_interval,
-            .journal = journal,
-            .checkpoint_interval = opt.settings.checkpoint_interval,
-        };
-        nq_mpi_outcome out;
-        int ret = nq_mpi_coordinate(&cfg, &out);
-        status = report(ret, &out, &opt, job, ranks, total_threads, MPI_Wtime() - start, argc,
-                        typed);
-        if (out.abandoned) {
-            /* A rank is stuck or gone: end the job instead of waiting in
-             * MPI_Finalize for it (the journal is already flushed). */
-            fprintf(stderr, PROG ": a rank did not stop within %.0f s; aborting the job\n",
-                    NQ_MPI_STOP_GRACE);
-            fflush(stdout);
-            fflush(stderr);
-            MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
-        }
-        nq_journal_close(&journal);
-    } else {
-        int ret = nq_mpi_work(job, threads, &nq_cli_cancel);
-        int sig = nq_cli_first_signal;
-        status = ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + (sig > 0 ? sig : 15) : 1;
-    }
-    /* Meet the other ranks without spinning, then finalize. */
-    MPI_Request closing;
-    MPI_Ibarrier(MPI_COMM_WORLD, &closing);
-    nq_mpi_wait_napping(&closing);
-    nq_job_free(&job);
-    free(typed);
+    nq_plan_close(&plan);
+    free(pg.typed);
     MPI_Finalize();
     return status;
 }

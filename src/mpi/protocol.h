@@ -40,6 +40,7 @@ enum nq_mpi_plan_field {
     NQ_MPI_PLAN_SPLIT,
     NQ_MPI_PLAN_UNITS,
     NQ_MPI_PLAN_IDENTITY, /* nq_job_identity, as bits */
+    NQ_MPI_PLAN_CHUNK_UNITS, /* the plan's chunking */
     NQ_MPI_PLAN_JOURNAL,  /* 1 when rank 0 keeps a journal (signal policy) */
     NQ_MPI_PLAN_FIELDS_
 };

@@ -1,20 +1,8 @@
 /*
  * team.c - the compute threads of one rank (see team.h).
  */
-#include "mpi/team.h"
-
 #include "core/engine.h"
-#include "journal/journal.h"
-
-uint64_t nq_mpi_chunk_units(const nq_job *job)
-{
-    return nq_journal_chunk_units(job);
-}
-
-uint64_t nq_mpi_chunks(const nq_job *job, uint64_t chunk_units)
-{
-    return (nq_job_units(job) + chunk_units - 1) / chunk_units;
-}
+#include "mpi/team.h"
 
 /* 1 when the team must stop before its next unit. */
 static int halted(const nq_mpi_team *t)

@@ -44,13 +44,6 @@ typedef struct nq_mpi_team {
     atomic_int error;      /* first error from solving a unit, else 0 */
 } nq_mpi_team;
 
-/* Chunk size shared by the journal and the dispenser: a function of the
- * job alone, so any rank or thread count splits the job identically. */
-uint64_t nq_mpi_chunk_units(const nq_job *job);
-
-/* Number of chunks in the job. */
-uint64_t nq_mpi_chunks(const nq_job *job, uint64_t chunk_units);
-
 /* Starts the team.  Returns 0 or NQ_ENOMEM when no thread could be made. */
 int nq_mpi_team_start(nq_mpi_team *team);
 

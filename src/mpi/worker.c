@@ -18,9 +18,6 @@
 #include "mpi/team.h"
 #include "mpi/worker.h"
 
-/* Nap between polls when nothing happened: short against a chunk, long
- * enough that polling costs next to no CPU. */
-
 typedef struct worker {
     pthread_mutex_t lock;
     pthread_cond_t changed;   /* queue refilled, end or stop */
@@ -84,7 +81,7 @@ static void set_stop(worker *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel)
+int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *cancel)
 {
     worker w;
     memset(&w, 0, sizeof w);
@@ -100,7 +97,7 @@ int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel)
     int ret = (w.queue && w.results && assign && outbox) ? 0 : NQ_ENOMEM;
     nq_mpi_team team = {
         .job = job,
-        .chunk_units = nq_mpi_chunk_units(job),
+        .chunk_units = chunk_units,
         .threads = threads,
         .cancel = cancel,
         .stop = &w.stop,

@@ -15,11 +15,12 @@
 #include "nqueens/nqueens.h"
 
 /*
- * Runs a non-zero rank's side of the job: asks rank 0 for chunks, solves
- * them on `threads` threads, returns the counts and says goodbye.  Returns
+ * Runs a non-zero rank's side of the job: asks rank 0 for chunks (of
+ * chunk_units units, the plan rank 0 broadcast), solves them on `threads`
+ * threads, returns the counts and says goodbye.  Returns
  * 0, NQ_ECANCELLED or the first error of a unit (rank 0 is told which).
  * Collective with nq_mpi_coordinate() on rank 0.
  */
-int nq_mpi_work(nq_job *job, int threads, atomic_int *cancel);
+int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *cancel);
 
 #endif /* NQ_MPI_WORKER_H */

@@ -33,14 +33,15 @@ struct nq_monitor {
 static void report(nq_monitor *m, int final)
 {
     const double now = nq_now();
-    const uint64_t mine = atomic_load_explicit(m->cfg.units_done, memory_order_relaxed);
     nq_progress p = {
-        .units_done = m->cfg.units_resumed + mine,
-        .units_total = m->cfg.units_total,
-        .units_resumed = m->cfg.units_resumed,
+        .units_done = nq_ledger_units_done(m->cfg.ledger),
+        .units_total = nq_ledger_units(m->cfg.ledger),
+        .units_resumed = nq_ledger_units_resumed(m->cfg.ledger),
         .elapsed = now - m->cfg.start,
         .final = final,
     };
+    /* The rate counts this process's work only: resumed units took no time. */
+    const uint64_t mine = p.units_done - p.units_resumed;
     p.rate = p.elapsed > 0 ? (double)mine / p.elapsed : 0;
     if (p.units_done >= p.units_total)
         p.eta = 0;

@@ -2,15 +2,18 @@
  * monitor.h - the thread that watches a running count: progress reports,
  * periodic journal flushes, and turning a cancel request into a stop.
  *
- * Workers only bump an atomic counter (config.units_done) and record
- * chunks into the journal's memory buffer; every report, write() and
- * fsync() happens on the monitor thread, so workers never wait on I/O or on
- * a user's callback, and the callback runs on one thread at a time.
+ * Workers only report finished chunks to the run's ledger, which buffers
+ * the journal records in memory; every report, write() and fsync() happens
+ * on the monitor thread, so workers never wait on I/O or on a user's
+ * callback, and the callback runs on one thread at a time.  nq_count() and
+ * nqueens-mpi's rank 0 run the same monitor, so both write journal records
+ * at the same cadence and report progress with the same arithmetic.
  */
 #ifndef NQ_MONITOR_H
 #define NQ_MONITOR_H
 
 #include "journal/journal.h"
+#include "run/ledger.h"
 
 typedef struct nq_monitor nq_monitor;
 
@@ -21,10 +24,8 @@ typedef struct nq_monitor_config {
     nq_journal *journal;      /* optional; flushed every tick, fsynced every checkpoint_interval */
     double checkpoint_interval;
     atomic_int *user_cancel;  /* optional; polled every tick */
-    atomic_int *stop;         /* raised on user cancel or journal failure; the pool watches it */
-    const atomic_uint_fast64_t *units_done; /* units this process finished; workers add */
-    uint64_t units_total;
-    uint64_t units_resumed;   /* already done when the run started */
+    atomic_int *stop;         /* raised on user cancel or journal failure; the workers watch it */
+    const nq_ledger *ledger;  /* units done, resumed and in all */
     double start;             /* nq_now() at the start of the run */
 } nq_monitor_config;
 

@@ -378,7 +378,7 @@ static void full_release(nq_job *job)
  * timing, and the identity hashes n, the depth and every unit's queens and
  * prefix in order.  Returns 0 or NQ_ENOMEM (release() then frees the plan).
  */
-static int full_plan_job(nq_job *job, const nq_settings *s)
+static int full_plan_job(nq_job *job, int split_depth)
 {
     const int n = job->n;
     full_plan *plan = calloc(1, sizeof *plan);
@@ -423,8 +423,8 @@ static int full_plan_job(nq_job *job, const nq_settings *s)
         orient(n, &plan->consts[i]);
 
     /* Prefix levels: as asked, or the fewest giving enough units. */
-    int split = s->split_depth;
-    if (split <= 0) {
+    int split = split_depth;
+    if (split == NQ_SPLIT_AUTO) {
         const uint64_t want = (uint64_t)job->threads * NQ_FULL_UNITS_PER_THREAD;
         split = 0;
         uint64_t units = nconst;
@@ -895,6 +895,7 @@ const struct nq_engine_ops nq_engine_full = {
     .id = NQ_ENGINE_FULL,
     .name = "full",
     .has_unique = 1,
+    .has_split = 1,
     .plan = full_plan_job,
     .solve = full_solve,
     .release = full_release,

@@ -92,13 +92,15 @@ static int mirror_auto(nq_job *job, nq_subproblem **subs_out, long *count_out, i
     return 0;
 }
 
-static int mirror_plan(nq_job *job, const nq_settings *s)
+static int mirror_plan(nq_job *job, int split_depth)
 {
     nq_subproblem *subs = NULL;
     long count = -1;
-    int depth = s->split_depth;
+    int depth = split_depth;
 
-    if (depth > 0) {
+    if (depth != NQ_SPLIT_AUTO) {
+        if (depth < 1) /* the first row is always expanded (mirror symmetry) */
+            depth = 1;
         count = nq_expand_mirror(job->n, depth, &subs);
         if (count < 0)
             return NQ_ENOMEM;
@@ -155,6 +157,7 @@ static void mirror_release(nq_job *job)
 const struct nq_engine_ops nq_engine_mirror = {
     .id = NQ_ENGINE_MIRROR,
     .name = "mirror",
+    .has_split = 1,
     .plan = mirror_plan,
     .solve = mirror_solve,
     .release = mirror_release,

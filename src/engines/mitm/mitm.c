@@ -716,9 +716,9 @@ static int plan_units(mitm_plan *p, int threads)
     return 0;
 }
 
-static int mitm_plan_job(nq_job *job, const nq_settings *s)
+static int mitm_plan_job(nq_job *job, int split_depth)
 {
-    (void)s;
+    (void)split_depth;
     if (job->n > NQ_MITM_MAX_N)
         return NQ_EUNSUPPORTED;
     mitm_plan *p = calloc(1, sizeof *p);

@@ -26,9 +26,9 @@ static uint64_t plain_count(uint32_t mask, uint32_t cols, uint32_t diag_left,
     return count;
 }
 
-static int plain_plan(nq_job *job, const nq_settings *s)
+static int plain_plan(nq_job *job, int split_depth)
 {
-    (void)s;
+    (void)split_depth;
     job->units = 1;
     job->split_depth = 0;
     job->threads = 1;

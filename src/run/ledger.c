@@ -1,0 +1,192 @@
+/*
+ * ledger.c - the chunk bookkeeping of a run (see ledger.h).
+ *
+ * Chunks go out in index order from a cursor; chunks given back wait on a
+ * stack and go out first, so a chunk lost with a stalled solver is redone
+ * before the run moves on.  The units-done counter is atomic so that the
+ * monitor can read it for progress without the mutex.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "run/ledger.h"
+
+/* What a chunk is, as far as handing it out goes. */
+enum chunk_state { CHUNK_WAITING = 0, CHUNK_OUT, CHUNK_FINISHED };
+
+struct nq_ledger {
+    uint64_t units, chunk_units, chunks;
+    nq_journal *journal;
+    unsigned char *resumed;  /* finished at the start; never changes */
+    uint64_t units_resumed;
+    atomic_uint_fast64_t units_done;
+
+    pthread_mutex_t lock;    /* guards everything below */
+    unsigned char *state;    /* enum chunk_state per chunk */
+    uint64_t cursor;         /* next chunk never handed out */
+    uint64_t *given_back;    /* stack of chunks to hand out again */
+    uint64_t given_back_len;
+    uint64_t finished;       /* chunks finished, resumed ones included */
+    nq_counts counts;
+    int closed;
+};
+
+int nq_ledger_create(nq_ledger **out, uint64_t units, uint64_t chunk_units, nq_journal *journal)
+{
+    *out = NULL;
+    nq_ledger *l = calloc(1, sizeof *l);
+    if (!l)
+        return NQ_ENOMEM;
+    l->units = units;
+    l->chunk_units = chunk_units ? chunk_units : 1;
+    l->chunks = (units + l->chunk_units - 1) / l->chunk_units;
+    l->journal = journal;
+    const size_t flags = l->chunks ? (size_t)l->chunks : 1;
+    l->resumed = calloc(flags, 1);
+    l->state = calloc(flags, 1);
+    l->given_back = malloc(flags * sizeof *l->given_back);
+    pthread_mutex_init(&l->lock, NULL);
+    if (!l->resumed || !l->state || !l->given_back) {
+        nq_ledger_free(&l);
+        return NQ_ENOMEM;
+    }
+    if (journal) {
+        const unsigned char *done = nq_journal_done(journal);
+        for (uint64_t c = 0; c < l->chunks; c++)
+            if (done[c]) {
+                l->resumed[c] = 1;
+                l->state[c] = CHUNK_FINISHED;
+                l->finished++;
+            }
+        l->counts = nq_journal_resumed_counts(journal);
+        l->units_resumed = nq_journal_resumed_units(journal);
+    }
+    atomic_init(&l->units_done, l->units_resumed);
+    *out = l;
+    return 0;
+}
+
+void nq_ledger_free(nq_ledger **lp)
+{
+    if (!lp || !*lp)
+        return;
+    nq_ledger *l = *lp;
+    pthread_mutex_destroy(&l->lock);
+    free(l->resumed);
+    free(l->state);
+    free(l->given_back);
+    free(l);
+    *lp = NULL;
+}
+
+uint64_t nq_ledger_chunks(const nq_ledger *l)
+{
+    return l->chunks;
+}
+
+uint64_t nq_ledger_chunk_units(const nq_ledger *l)
+{
+    return l->chunk_units;
+}
+
+uint64_t nq_ledger_chunk_size(const nq_ledger *l, uint64_t c)
+{
+    const uint64_t begin = c * l->chunk_units;
+    return l->units - begin < l->chunk_units ? l->units - begin : l->chunk_units;
+}
+
+const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l)
+{
+    return l->resumed;
+}
+
+int nq_ledger_take(nq_ledger *l, uint64_t *chunk)
+{
+    int got = 0;
+    pthread_mutex_lock(&l->lock);
+    while (!l->closed && !got && l->given_back_len) {
+        const uint64_t c = l->given_back[--l->given_back_len];
+        if (l->state[c] == CHUNK_WAITING) { /* not finished meanwhile by its first solver */
+            *chunk = c;
+            got = 1;
+        }
+    }
+    while (!l->closed && !got && l->cursor < l->chunks) {
+        const uint64_t c = l->cursor++;
+        if (l->state[c] == CHUNK_WAITING) {
+            *chunk = c;
+            got = 1;
+        }
+    }
+    if (got)
+        l->state[*chunk] = CHUNK_OUT;
+    pthread_mutex_unlock(&l->lock);
+    return got;
+}
+
+void nq_ledger_give_back(nq_ledger *l, uint64_t chunk)
+{
+    pthread_mutex_lock(&l->lock);
+    if (chunk < l->chunks && l->state[chunk] == CHUNK_OUT) {
+        l->state[chunk] = CHUNK_WAITING;
+        l->given_back[l->given_back_len++] = chunk;
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+void nq_ledger_close(nq_ledger *l)
+{
+    pthread_mutex_lock(&l->lock);
+    l->closed = 1;
+    pthread_mutex_unlock(&l->lock);
+}
+
+int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts)
+{
+    if (c >= l->chunks)
+        return NQ_EINVAL_ARG;
+    pthread_mutex_lock(&l->lock);
+    const int first = l->state[c] != CHUNK_FINISHED;
+    if (first) {
+        l->state[c] = CHUNK_FINISHED;
+        l->finished++;
+        nq_counts_add(&l->counts, counts);
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (!first)
+        return 0;
+    atomic_fetch_add_explicit(&l->units_done, nq_ledger_chunk_size(l, c), memory_order_relaxed);
+    /* The journal buffers the record under its own lock; no I/O here. */
+    return l->journal ? nq_journal_record(l->journal, c, counts) : 0;
+}
+
+nq_counts nq_ledger_counts(nq_ledger *l)
+{
+    pthread_mutex_lock(&l->lock);
+    nq_counts c = l->counts;
+    pthread_mutex_unlock(&l->lock);
+    return c;
+}
+
+uint64_t nq_ledger_units_done(const nq_ledger *l)
+{
+    return atomic_load_explicit(&((nq_ledger *)l)->units_done, memory_order_relaxed);
+}
+
+uint64_t nq_ledger_units_resumed(const nq_ledger *l)
+{
+    return l->units_resumed;
+}
+
+uint64_t nq_ledger_units(const nq_ledger *l)
+{
+    return l->units;
+}
+
+int nq_ledger_complete(nq_ledger *l)
+{
+    pthread_mutex_lock(&l->lock);
+    const int all = l->finished >= l->chunks;
+    pthread_mutex_unlock(&l->lock);
+    return all;
+}

@@ -1,0 +1,68 @@
+/*
+ * ledger.h - the bookkeeping of one run's chunks: which are finished, the
+ * running sums, which chunk goes out next, and the journal records.
+ *
+ * A run's units are cut into chunks of consecutive units (the plan chooses
+ * how many units a chunk holds).  Whoever solves a chunk -- a task of the
+ * pool in nq_count(), a compute thread of any rank in nqueens-mpi --
+ * reports it here, and the ledger adds its counts once (a chunk reported
+ * twice, as a chunk handed out again may be, counts once), records it in
+ * the journal and counts its units for progress.  Chunks resumed from a
+ * journal are finished from the start.  All calls are thread-safe; one
+ * mutex, taken once per chunk, never held across I/O.
+ */
+#ifndef NQ_RUN_LEDGER_H
+#define NQ_RUN_LEDGER_H
+
+#include <stdatomic.h>
+
+#include "core/engine.h"
+#include "journal/journal.h"
+
+typedef struct nq_ledger nq_ledger;
+
+/* Creates the ledger of a run of `units` units in chunks of chunk_units
+ * (>= 1); with a journal (may be NULL), its finished chunks and counts are
+ * taken over and new ones are recorded in it.  Returns 0 or NQ_ENOMEM. */
+int nq_ledger_create(nq_ledger **out, uint64_t units, uint64_t chunk_units, nq_journal *journal);
+
+/* Frees the ledger; accepts NULL.  The journal stays open. */
+void nq_ledger_free(nq_ledger **l);
+
+uint64_t nq_ledger_chunks(const nq_ledger *l);
+uint64_t nq_ledger_chunk_units(const nq_ledger *l);
+/* Units in chunk c (the last chunk may be short). */
+uint64_t nq_ledger_chunk_size(const nq_ledger *l, uint64_t c);
+
+/* Flags of the chunks finished when the run started (resumed from the
+ * journal): chunk c needs no solving when flags[c] != 0.  Never changes. */
+const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l);
+
+/* Hands out the next chunk that is neither finished nor out: sets *chunk
+ * and returns 1, or returns 0 when none is left or the ledger is closed. */
+int nq_ledger_take(nq_ledger *l, uint64_t *chunk);
+
+/* Puts a chunk that was handed out but not finished back in line (its
+ * solver stopped or vanished); it goes out again before any new one. */
+void nq_ledger_give_back(nq_ledger *l, uint64_t chunk);
+
+/* No more chunks go out (the run is stopping). */
+void nq_ledger_close(nq_ledger *l);
+
+/* Chunk c finished with `counts`.  Counts once per chunk; records it in the
+ * journal.  Returns 0, or NQ_EINVAL_ARG for a chunk outside the run. */
+int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts);
+
+/* The sums of every finished chunk, resumed ones included. */
+nq_counts nq_ledger_counts(nq_ledger *l);
+
+/* Units finished, resumed ones included; cheap, for progress reports. */
+uint64_t nq_ledger_units_done(const nq_ledger *l);
+/* Units resumed from the journal at the start. */
+uint64_t nq_ledger_units_resumed(const nq_ledger *l);
+uint64_t nq_ledger_units(const nq_ledger *l);
+
+/* 1 when every chunk is finished. */
+int nq_ledger_complete(nq_ledger *l);
+
+#endif /* NQ_RUN_LEDGER_H */
