@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -239,68 +240,82 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-static void parse_args(int argc, char **argv, bench_options *o)
+/* Handles one option c of the command line (exits on bad input). */
+static void parse_option(int c, const char *arg, char **argv, bench_options *o)
 {
     int value;
-    memset(o, 0, sizeof *o);
-    o->repeat = 3;
-    o->warmup = 1;
-    o->engines[0] = NQ_ENGINE_MIRROR;
-    o->engine_count = 1;
-    parse_list("12-14", NQ_MIN_N, NQ_MAX_N, "board size", &o->n);
-
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:t:e:r:hV", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'n': parse_list(optarg, NQ_MIN_N, NQ_MAX_N, "board size", &o->n); break;
-        case 't':
-            parse_list(optarg, 1, NQ_MAX_THREADS, "thread count", &o->threads);
-            o->threads_given = 1;
-            break;
-        case 'e': parse_engines(optarg, o); break;
-        case 'r':
-            if (parse_int(optarg, strlen(optarg), 1, 1000, &value) < 0)
-                die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", optarg);
-            o->repeat = value;
-            break;
-        case OPT_WARMUP:
-            if (parse_int(optarg, strlen(optarg), 0, 100, &value) < 0)
-                die_usage("invalid warm-up count '%s': expected an integer from 0 to 100", optarg);
-            o->warmup = value;
-            break;
-        case OPT_SPLIT:
-            if (parse_int(optarg, strlen(optarg), 1, NQ_MAX_SPLIT_DEPTH, &value) < 0)
-                die_usage("invalid split depth '%s': expected an integer from 1 to %d", optarg,
-                          NQ_MAX_SPLIT_DEPTH);
-            o->split_depth = value;
-            break;
-        case OPT_CSV: o->csv_path = optarg; break;
-        case OPT_JSON: o->json_path = optarg; break;
-        case OPT_PLOT: o->plot_path = optarg; break;
-        case OPT_PROFILE: o->mode = MODE_PROFILE; break;
-        case OPT_PREDICT: o->mode = MODE_PREDICT; break;
-        case OPT_RANKS:
-            if (parse_int(optarg, strlen(optarg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
-                die_usage("invalid rank count '%s': expected an integer from 1 to %d", optarg,
-                          NQ_MODEL_MAX_WORKERS);
-            o->ranks = value;
-            break;
-        case 'h': usage(stdout); exit(0);
-        case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
-        case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
-        default:
-            if (optopt)
-                die_usage("unknown option '-%c'", optopt);
-            die_usage("unknown option '%s'", argv[optind - 1]);
-        }
+    switch (c) {
+    case 'n': parse_list(arg, NQ_MIN_N, NQ_MAX_N, "board size", &o->n); break;
+    case 't':
+        parse_list(arg, 1, NQ_MAX_THREADS, "thread count", &o->threads);
+        o->threads_given = 1;
+        break;
+    case 'e': parse_engines(arg, o); break;
+    case 'r':
+        if (parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
+            die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", arg);
+        o->repeat = value;
+        break;
+    case OPT_WARMUP:
+        if (parse_int(arg, strlen(arg), 0, 100, &value) < 0)
+            die_usage("invalid warm-up count '%s': expected an integer from 0 to 100", arg);
+        o->warmup = value;
+        break;
+    case OPT_SPLIT:
+        if (parse_int(arg, strlen(arg), 1, INT_MAX, &value) < 0)
+            die_usage("invalid split depth '%s': expected an integer from 1 to %d", arg,
+                      NQ_MAX_SPLIT_DEPTH);
+        o->split_depth = value;
+        break;
+    case OPT_CSV: o->csv_path = arg; break;
+    case OPT_JSON: o->json_path = arg; break;
+    case OPT_PLOT: o->plot_path = arg; break;
+    case OPT_PROFILE: o->mode = MODE_PROFILE; break;
+    case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+    case OPT_RANKS:
+        if (parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
+            die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
+                      NQ_MODEL_MAX_WORKERS);
+        o->ranks = value;
+        break;
+    case 'h': usage(stdout); exit(0);
+    case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
+    case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+    default:
+        if (optopt)
+            die_usage("unknown option '-%c'", optopt);
+        die_usage("unknown option '%s'", argv[optind - 1]);
     }
-    if (optind < argc)
-        die_usage("unexpected argument '%s'", argv[optind]);
-    for (int i = 0; i < o->n.count; i++)
-        if (o->split_depth > o->n.values[i])
-            die_usage("invalid split depth %d: must not exceed N=%d", o->split_depth,
-                      o->n.values[i]);
+}
+
+/* Every case the options ask for goes through the library's settings
+ * check before anything is timed; an engine that cannot count some N is
+ * skipped at run time, not refused (a sweep may span its limit). */
+static void check_cases(const bench_options *o)
+{
+    for (int ei = 0; ei < o->engine_count; ei++)
+        for (int ni = 0; ni < o->n.count; ni++)
+            for (int ti = 0; ti < o->threads.count; ti++) {
+                nq_settings s;
+                nq_default_settings(&s);
+                s.n = o->n.values[ni];
+                s.engine = o->engines[ei];
+                s.split_depth = o->split_depth;
+                /* plain runs on one thread; the model modes plan without running */
+                s.threads = o->engines[ei] == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
+                if (o->mode == MODE_PREDICT && s.threads > NQ_MAX_THREADS)
+                    s.threads = NQ_MAX_THREADS;
+                char detail[256];
+                int ret = nq_check_settings(&s, detail, sizeof detail);
+                if (ret < 0 && ret != NQ_EUNSUPPORTED)
+                    die_usage("%s", detail);
+            }
+}
+
+/* The checks that span several options, and the defaults that depend on
+ * the mode; opens the output files (exits on bad input). */
+static void finish_options(bench_options *o)
+{
     if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
         die_usage("--csv, --json and --plot apply to the sweep, not to --profile or --predict");
     if (o->ranks && o->mode != MODE_PREDICT)
@@ -311,16 +326,15 @@ static void parse_args(int argc, char **argv, bench_options *o)
         if (o->threads.values[i] > NQ_MODEL_MAX_WORKERS / o->ranks)
             die_usage("invalid thread count %d with --ranks %d: ranks x threads must not "
                       "exceed %d", o->threads.values[i], o->ranks, NQ_MODEL_MAX_WORKERS);
-    if (!o->threads_given) {
-        if (o->mode == MODE_PREDICT) {
-            const int ranks = o->ranks ? o->ranks : 1;
-            o->threads.count = 0;
-            for (int t = 1; t <= 1024 && t <= NQ_MODEL_MAX_WORKERS / ranks; t *= 2)
-                o->threads.values[o->threads.count++] = t;
-        } else {
-            default_threads(&o->threads, bench_cores());
-        }
+    if (!o->threads_given && o->mode == MODE_PREDICT) {
+        const int ranks = o->ranks ? o->ranks : 1;
+        o->threads.count = 0;
+        for (int t = 1; t <= 1024 && t <= NQ_MODEL_MAX_WORKERS / ranks; t *= 2)
+            o->threads.values[o->threads.count++] = t;
+    } else if (!o->threads_given) {
+        default_threads(&o->threads, bench_cores());
     }
+    check_cases(o);
     if (o->plot_path) {
         if (!ends_with(o->plot_path, ".svg") && !ends_with(o->plot_path, ".png"))
             die_usage("invalid plot file '%s': the name must end in .svg or .png", o->plot_path);
@@ -333,6 +347,23 @@ static void parse_args(int argc, char **argv, bench_options *o)
         o->csv = open_output(o->csv_path);
     if (o->json_path)
         o->json = open_output(o->json_path);
+}
+
+static void parse_args(int argc, char **argv, bench_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->repeat = 3;
+    o->warmup = 1;
+    o->engines[0] = NQ_ENGINE_MIRROR;
+    o->engine_count = 1;
+    parse_list("12-14", NQ_MIN_N, NQ_MAX_N, "board size", &o->n);
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:t:e:r:hV", long_options, NULL)) != -1)
+        parse_option(c, optarg, argv, o);
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    finish_options(o);
 }
 
 static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
@@ -462,6 +493,60 @@ static void print_case(const bench_case *bc)
     fflush(stdout);
 }
 
+/* Runs one engine at one N on every thread count (plain: once, on one
+ * thread) into g[], warm-ups first, the thread counts taking turns repeat
+ * by repeat: on a shared machine the load drifts, and interleaving spreads
+ * the drift over all of them instead of biasing their ratio.  Sets live[]
+ * for the cases that ran.  Returns the number of cases, and in *failed the
+ * first error (NQ_EUNSUPPORTED when the engine cannot count N). */
+static int run_group(const bench_options *o, enum nq_engine e, int n, bench_case *g, int *live,
+                     int *failed)
+{
+    const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count;
+    *failed = 0;
+    for (int ti = 0; ti < group; ti++) {
+        g[ti].engine = e;
+        g[ti].n = n;
+        g[ti].threads = e == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
+        live[ti] = 0;
+    }
+    for (int r = -1; r < o->repeat; r++)
+        for (int ti = 0; ti < group; ti++) {
+            if (r >= 0 && !live[ti])
+                continue;
+            int ret = r < 0 ? case_start(o, &g[ti]) : case_run(o, &g[ti], r);
+            live[ti] = ret == 0;
+            if (ret < 0 && !*failed) {
+                fprintf(stderr, "nqueens-bench: engine %s, N=%d, %d threads: %s\n",
+                        nq_engine_name(e), n, g[ti].threads, nq_strerror(ret));
+                *failed = ret;
+            }
+        }
+    return group;
+}
+
+/* Writes the CSV, JSON and plot the options ask for.  Returns 0, or 1
+ * when one could not be written (said on stderr). */
+static int write_outputs(const bench_options *o, const bench_case *cases, int count)
+{
+    bench_machine m;
+    bench_machine_describe(&m);
+    int status = 0;
+    if (o->csv && (bench_write_csv(o->csv, &m, cases, count) < 0 || fclose(o->csv) != 0)) {
+        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->csv_path, strerror(errno));
+        status = 1;
+    }
+    if (o->json && (bench_write_json(o->json, &m, cases, count) < 0 || fclose(o->json) != 0)) {
+        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->json_path, strerror(errno));
+        status = 1;
+    }
+    if (o->plot_path && bench_plot(o->plot_path, &m, cases, count) < 0) {
+        fprintf(stderr, "nqueens-bench: gnuplot could not draw '%s'\n", o->plot_path);
+        status = 1;
+    }
+    return status;
+}
+
 static int sweep(bench_options *o)
 {
     int max_cases = o->engine_count * o->n.count * o->threads.count + 1;
@@ -472,34 +557,13 @@ static int sweep(bench_options *o)
     }
     int count = 0, wrong = 0;
     print_header();
-    /* Plain first at each N, so every later case can be compared with it.
-     * The thread counts of one engine and N take turns, repeat by repeat:
-     * on a shared machine the load drifts, and interleaving spreads the
-     * drift over all of them instead of biasing their ratio. */
-    for (int ni = 0; ni < o->n.count; ni++) {
+    /* parse_engines put plain first, so every later case at the same N
+     * can be compared with it. */
+    for (int ni = 0; ni < o->n.count; ni++)
         for (int ei = 0; ei < o->engine_count; ei++) {
-            const enum nq_engine e = o->engines[ei];
-            const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count;
             bench_case *g = &cases[count];
-            int live[BENCH_MAX_LIST] = {0};
-            int failed = 0;
-            for (int ti = 0; ti < group; ti++) {
-                g[ti].engine = e;
-                g[ti].n = o->n.values[ni];
-                g[ti].threads = e == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
-            }
-            for (int r = -1; r < o->repeat; r++)
-                for (int ti = 0; ti < group; ti++) {
-                    if (r >= 0 && !live[ti])
-                        continue;
-                    int ret = r < 0 ? case_start(o, &g[ti]) : case_run(o, &g[ti], r);
-                    live[ti] = ret == 0;
-                    if (ret < 0 && !failed) {
-                        fprintf(stderr, "nqueens-bench: engine %s, N=%d, %d threads: %s\n",
-                                nq_engine_name(e), g[ti].n, g[ti].threads, nq_strerror(ret));
-                        failed = ret;
-                    }
-                }
+            int live[BENCH_MAX_LIST], failed;
+            const int group = run_group(o, o->engines[ei], o->n.values[ni], g, live, &failed);
             /* An engine that cannot do this N (NQ_EUNSUPPORTED) is not an error. */
             if (failed && failed != NQ_EUNSUPPORTED)
                 wrong = 1;
@@ -517,23 +581,7 @@ static int sweep(bench_options *o)
                 count++;
             }
         }
-    }
-
-    bench_machine m;
-    bench_machine_describe(&m);
-    int status = wrong;
-    if (o->csv && (bench_write_csv(o->csv, &m, cases, count) < 0 || fclose(o->csv) != 0)) {
-        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->csv_path, strerror(errno));
-        status = 1;
-    }
-    if (o->json && (bench_write_json(o->json, &m, cases, count) < 0 || fclose(o->json) != 0)) {
-        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->json_path, strerror(errno));
-        status = 1;
-    }
-    if (o->plot_path && bench_plot(o->plot_path, &m, cases, count) < 0) {
-        fprintf(stderr, "nqueens-bench: gnuplot could not draw '%s'\n", o->plot_path);
-        status = 1;
-    }
+    int status = write_outputs(o, cases, count) | wrong;
     if (wrong)
         fprintf(stderr, "nqueens-bench: some counts were WRONG or failed (see above)\n");
     for (int i = 0; i < count; i++)

@@ -227,7 +227,10 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["--n", "x"], "'x'")
         self.assert_usage_error(["--n", ""], "empty")
         self.assert_usage_error(["--repeat", "0"], "'0'")
-        self.assert_usage_error(["--split-depth", "9"], "'9'")
+        self.assert_usage_error(["--split-depth", "9"], "split depth 9 is out of range")
+        # The library's settings check refuses what does not apply, before timing.
+        self.assert_usage_error(["-e", "mitm", "--split-depth", "2", "-n", "12"],
+                                "does not apply to engine mitm")
         self.assert_usage_error(["--predict", "--ranks", "0"], "'0'")
         self.assert_usage_error(["--predict", "--ranks", "abc"], "'abc'")
         self.assert_usage_error(["--predict", "--ranks", "8", "--threads", "1024"], "4096")

@@ -355,89 +355,101 @@ typedef struct scan {
     nq_counts done_counts;
 } scan;
 
-/* Reads every record after the header into j->done / j->resumed.
- * Returns 0 or NQ_EJOURNAL_CORRUPT / NQ_EIO with detail written. */
+/* Takes one record with a valid checksum, at file offset off, into j and
+ * *sc.  Returns 0, or NQ_EJOURNAL_CORRUPT with detail written when the
+ * record cannot stand where it is. */
+static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan *sc,
+                       char *detail, size_t size)
+{
+    const uint32_t type = get32(r);
+    const uint64_t chunk = get64(r + 8);
+    const nq_counts c = {get128(r + 16), get128(r + 32)};
+    if (sc->has_done) {
+        say(detail, size, "journal '%s' is damaged: a record follows the completion record "
+            "(offset %llu)", j->path, (unsigned long long)off);
+        return NQ_EJOURNAL_CORRUPT;
+    }
+    if (type == REC_DONE && chunk == j->chunks) {
+        sc->has_done = 1;
+        sc->done_counts = c;
+    } else if (type == REC_CHUNK && chunk < j->chunks) {
+        /* A chunk recorded twice (e.g. handed out again under MPI) is
+         * harmless when both records agree. */
+        if (!j->done[chunk]) {
+            j->done[chunk] = 1;
+            nq_counts_add(&j->resumed, &c);
+            const uint64_t begin = chunk * j->chunk_units;
+            const uint64_t end =
+                begin + j->chunk_units < j->units ? begin + j->chunk_units : j->units;
+            j->resumed_units += end - begin;
+        }
+    } else {
+        say(detail, size, "journal '%s' is damaged: record at offset %llu is invalid", j->path,
+            (unsigned long long)off);
+        return NQ_EJOURNAL_CORRUPT;
+    }
+    sc->valid_end = off + BLOCK;
+    return 0;
+}
+
+/* Judges what follows the last good record (sc->valid_end) when it does
+ * not check out.  It is a torn tail only if it is the very end of the
+ * file: one bad last record, a partial record, or zeros to the end (space
+ * a crash allocated but never filled); then sc->torn_bytes says how much.
+ * Anything else is damage in the middle.  bad_last: the first bad record
+ * is the last whole one.  Returns 0 or NQ_EJOURNAL_CORRUPT. */
+static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t partial,
+                      scan *sc, char *detail, size_t size)
+{
+    const uint64_t rest = file_size - sc->valid_end;
+    int torn = rest < BLOCK || (bad_last && !partial);
+    if (!torn && rest <= (uint64_t)64 << 20) {
+        unsigned char *tail = malloc((size_t)rest);
+        if (tail && read_at(j->fd, tail, (size_t)rest, (off_t)sc->valid_end) == 0)
+            torn = all_zero(tail, (size_t)rest);
+        free(tail);
+    }
+    if (torn) {
+        sc->torn_bytes = rest;
+        return 0;
+    }
+    say(detail, size, "journal '%s' is damaged: record at offset %llu fails its checksum "
+        "and valid records follow", j->path, (unsigned long long)sc->valid_end);
+    return NQ_EJOURNAL_CORRUPT;
+}
+
+/* Reads every record after the header into j->done / j->resumed, in
+ * batches.  Returns 0 or NQ_EJOURNAL_CORRUPT / NQ_EIO / NQ_ENOMEM with
+ * detail written. */
 static int load_records(nq_journal *j, uint64_t file_size, scan *sc, char *detail, size_t size)
 {
-    const uint64_t body = file_size - BLOCK;
-    const uint64_t whole = body / BLOCK;
-    const uint64_t partial = body % BLOCK;
+    const uint64_t whole = (file_size - BLOCK) / BLOCK;
+    const uint64_t partial = (file_size - BLOCK) % BLOCK;
     unsigned char *buf = malloc((size_t)LOAD_BATCH * BLOCK);
     if (!buf)
         return NQ_ENOMEM;
     memset(sc, 0, sizeof *sc);
     sc->valid_end = BLOCK;
     int ret = 0;
-    uint64_t bad = UINT64_MAX; /* index of the first bad whole record */
-
+    uint64_t bad = UINT64_MAX; /* index of the first record failing its checksum */
     for (uint64_t first = 0; first < whole && bad == UINT64_MAX && ret == 0; first += LOAD_BATCH) {
-        uint64_t count = whole - first < LOAD_BATCH ? whole - first : LOAD_BATCH;
+        const uint64_t count = whole - first < LOAD_BATCH ? whole - first : LOAD_BATCH;
         if (read_at(j->fd, buf, (size_t)(count * BLOCK), (off_t)(BLOCK + first * BLOCK)) < 0) {
             say(detail, size, "cannot read journal '%s': %s", j->path, strerror(errno));
             ret = NQ_EIO;
             break;
         }
-        for (uint64_t i = 0; i < count; i++) {
+        for (uint64_t i = 0; i < count && ret == 0; i++) {
             const unsigned char *r = buf + i * BLOCK;
-            const uint64_t index = first + i;
             if (get32(r + CRC_AT) != nq_crc32(0, r, CRC_AT)) {
-                bad = index;
+                bad = first + i;
                 break;
             }
-            const uint64_t off = BLOCK + index * BLOCK;
-            uint32_t type = get32(r);
-            uint64_t chunk = get64(r + 8);
-            nq_counts c = {get128(r + 16), get128(r + 32)};
-            if (sc->has_done) {
-                say(detail, size, "journal '%s' is damaged: a record follows the completion record "
-                    "(offset %llu)", j->path, (unsigned long long)off);
-                ret = NQ_EJOURNAL_CORRUPT;
-                break;
-            }
-            if (type == REC_DONE && chunk == j->chunks) {
-                sc->has_done = 1;
-                sc->done_counts = c;
-            } else if (type == REC_CHUNK && chunk < j->chunks) {
-                /* A chunk recorded twice (e.g. re-dispensed under MPI) is
-                 * harmless when both records agree. */
-                if (!j->done[chunk]) {
-                    j->done[chunk] = 1;
-                    nq_counts_add(&j->resumed, &c);
-                    uint64_t begin = chunk * j->chunk_units;
-                    uint64_t end = begin + j->chunk_units < j->units ? begin + j->chunk_units : j->units;
-                    j->resumed_units += end - begin;
-                }
-            } else {
-                say(detail, size, "journal '%s' is damaged: record at offset %llu is invalid",
-                    j->path, (unsigned long long)off);
-                ret = NQ_EJOURNAL_CORRUPT;
-                break;
-            }
-            sc->valid_end = off + BLOCK;
+            ret = take_record(j, r, BLOCK + (first + i) * BLOCK, sc, detail, size);
         }
     }
-
-    if (ret == 0 && (bad != UINT64_MAX || partial)) {
-        /* Something after valid_end does not check out.  It is a torn tail
-         * only if it is the very end of the file: one bad last record, a
-         * partial record, or zeros to the end (space a crash allocated but
-         * never filled).  Anything else is damage in the middle. */
-        const uint64_t rest = file_size - sc->valid_end;
-        int torn = rest < BLOCK || (bad == whole - 1 && !partial);
-        if (!torn && rest <= (uint64_t)64 << 20) {
-            unsigned char *tail = malloc((size_t)rest);
-            if (tail && read_at(j->fd, tail, (size_t)rest, (off_t)sc->valid_end) == 0)
-                torn = all_zero(tail, (size_t)rest);
-            free(tail);
-        }
-        if (torn) {
-            sc->torn_bytes = rest;
-        } else {
-            say(detail, size, "journal '%s' is damaged: record at offset %llu fails its checksum "
-                "and valid records follow", j->path, (unsigned long long)sc->valid_end);
-            ret = NQ_EJOURNAL_CORRUPT;
-        }
-    }
+    if (ret == 0 && (bad != UINT64_MAX || partial))
+        ret = check_tail(j, file_size, bad == whole - 1, partial, sc, detail, size);
     free(buf);
     return ret;
 }

@@ -81,6 +81,80 @@ static void set_stop(worker *w)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Obeys a STOP from rank 0 or the local cancel flag.  Returns 1 if a STOP
+ * arrived. */
+static int check_stop(worker *w, atomic_int *cancel)
+{
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, &flag, &st);
+    if (flag) {
+        MPI_Recv(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        set_stop(w);
+    }
+    if (cancel && atomic_load(cancel) && !atomic_load(&w->stop))
+        set_stop(w);
+    return flag;
+}
+
+/* Asks rank 0 for as many chunks as the queue has room for, unless a
+ * request is pending, no more will come, or the rank is stopping.
+ * Returns 1 if a request went out. */
+static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
+{
+    if (*pending != MPI_REQUEST_NULL || w->end || atomic_load(&w->stop))
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    /* Unsent results count too: results and outbox hold cap chunks. */
+    uint64_t want = w->cap - w->len - w->in_hand - w->results_len;
+    pthread_mutex_unlock(&w->lock);
+    if (want == 0)
+        return 0;
+    MPI_Irecv(assign, (int)w->cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD, pending);
+    MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
+    return 1;
+}
+
+/* Queues the chunks of an ASSIGN that arrived (none: the end).  Returns 1
+ * if one did. */
+static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pending)
+{
+    int flag = 0, k = 0;
+    MPI_Status st;
+    if (*pending == MPI_REQUEST_NULL)
+        return 0;
+    MPI_Test(pending, &flag, &st);
+    if (!flag)
+        return 0;
+    MPI_Get_count(&st, MPI_UINT64_T, &k);
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < k; i++)
+        w->queue[(w->head + w->len++) % w->cap] = assign[i];
+    if (k == 0)
+        w->end = 1;
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+    return 1;
+}
+
+/* The main thread's loop: keeps the queue topped up and the results
+ * flowing until the team is done and rank 0 owes no answer. */
+static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_int *cancel,
+                  uint64_t *assign, uint64_t *outbox)
+{
+    MPI_Request pending = MPI_REQUEST_NULL;
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    for (;;) {
+        int busy = check_stop(w, cancel);
+        busy |= send_results(w, outbox);
+        busy |= request_chunks(w, assign, &pending);
+        busy |= receive_chunks(w, assign, &pending);
+        if ((!team_started || nq_mpi_team_finished(team)) && pending == MPI_REQUEST_NULL)
+            return;
+        nq_mpi_nap(&nap_ns, busy);
+    }
+}
+
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *cancel)
 {
     worker w;
@@ -106,65 +180,12 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *canc
     int team_started = 0;
     if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
         team_started = 1;
-    if (ret < 0)
-        set_stop(&w); /* we still say goodbye, so rank 0 is not left waiting */
-
-    MPI_Request pending = MPI_REQUEST_NULL;
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
-    for (;;) {
-        int busy = 0, flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, &flag, &st);
-        if (flag) {
-            MPI_Recv(NULL, 0, MPI_UINT64_T, 0, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            set_stop(&w);
-            busy = 1;
-        }
-        if (cancel && atomic_load(cancel) && !atomic_load(&w.stop))
-            set_stop(&w);
-        if (outbox)
-            busy |= send_results(&w, outbox);
-
-        if (pending == MPI_REQUEST_NULL && !w.end && !atomic_load(&w.stop)) {
-            pthread_mutex_lock(&w.lock);
-            /* Unsent results count too: results and outbox hold cap chunks. */
-            uint64_t want = w.cap - w.len - w.in_hand - w.results_len;
-            pthread_mutex_unlock(&w.lock);
-            if (want > 0) {
-                MPI_Irecv(assign, (int)w.cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD,
-                          &pending);
-                MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
-                busy = 1;
-            }
-        }
-        if (pending != MPI_REQUEST_NULL) {
-            MPI_Test(&pending, &flag, &st);
-            if (flag) {
-                int k = 0;
-                MPI_Get_count(&st, MPI_UINT64_T, &k);
-                pthread_mutex_lock(&w.lock);
-                for (int i = 0; i < k; i++)
-                    w.queue[(w.head + w.len++) % w.cap] = assign[i];
-                if (k == 0)
-                    w.end = 1;
-                pthread_cond_broadcast(&w.changed);
-                pthread_mutex_unlock(&w.lock);
-                busy = 1;
-            }
-        }
-        /* Leave once the threads are gone and rank 0 owes us no answer. */
-        if ((!team_started || nq_mpi_team_finished(&team)) && pending == MPI_REQUEST_NULL)
-            break;
-        nq_mpi_nap(&nap_ns, busy);
-    }
-
-    if (team_started) {
-        int joined = nq_mpi_team_join(&team);
-        if (ret == 0)
-            ret = joined;
-    }
-    if (outbox)
+    if (ret == 0) {
+        serve(&w, &team, team_started, cancel, assign, outbox);
+        ret = nq_mpi_team_join(&team);
         send_results(&w, outbox);
+    }
+    /* Said even after a failure, so rank 0 is not left waiting. */
     uint64_t status = (uint64_t)(int64_t)ret;
     MPI_Send(&status, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
 
