@@ -9,7 +9,8 @@
  * prediction next to measured runs of the same job on the thread counts
  * asked for.  --predict skips the solving: it plans a job per thread count,
  * as nq_count() would, and predicts from the engine's cheap estimates;
- * that is how the README's table for machines we do not have is made.
+ * that is how docs/performance.md's table for machines we do not have is
+ * made.
  * --predict --ranks R predicts nqueens-mpi instead: the job planned for
  * R x T threads and scheduled in journal chunks (nq_model_ranks).
  */

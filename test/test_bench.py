@@ -112,7 +112,7 @@ class PeakMemory(unittest.TestCase):
         """mitm at N=18 holds its 7.3 MiB quarter store (915k placements x 8
         bytes); N=10 needs next to nothing.  (Cases run in increasing N, so
         this cannot tell a per-run peak from the process's; that the reset
-        works was checked by hand, see README.)"""
+        works was checked by hand: see bench/peak.c.)"""
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "peak.csv")
             p = run("--n", "18,10", "--threads", "1", "--engine", "mitm", "--repeat", "1",
