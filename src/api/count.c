@@ -49,17 +49,7 @@ int nq_count(const nq_settings *s, nq_result *result)
                            sizeof result->detail);
     if (ret < 0)
         return ret;
-    const nq_run_config rc = {
-        .job = plan.job,
-        .chunk_units = plan.chunk_units,
-        .journal = plan.journal,
-        .progress = s->progress,
-        .progress_user = s->progress_user,
-        .progress_interval = s->progress_interval,
-        .checkpoint_interval = s->checkpoint_interval,
-        .cancel = s->cancel,
-        .start = start,
-    };
+    const nq_run_config rc = nq_plan_run_config(&plan, s, start);
     nq_run run;
     ret = nq_run_start(&run, &rc);
     if (ret == 0) {

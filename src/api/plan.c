@@ -116,6 +116,22 @@ void nq_plan_close(nq_plan *p)
     nq_job_free(&p->job);
 }
 
+nq_run_config nq_plan_run_config(const nq_plan *p, const nq_settings *s, double start)
+{
+    const nq_run_config rc = {
+        .job = p->job,
+        .chunk_units = p->chunk_units,
+        .journal = p->journal,
+        .progress = s->progress,
+        .progress_user = s->progress_user,
+        .progress_interval = s->progress_interval,
+        .checkpoint_interval = s->checkpoint_interval,
+        .cancel = s->cancel,
+        .start = start,
+    };
+    return rc;
+}
+
 void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
                     uint64_t units_resumed, int threads, double seconds, nq_result *r)
 {

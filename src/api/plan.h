@@ -25,6 +25,7 @@
 
 #include "core/engine.h"
 #include "journal/journal.h"
+#include "run/run.h"
 
 typedef struct nq_plan {
     nq_job *job;
@@ -74,5 +75,9 @@ int nq_plan_default_split(int n);
  * the threads that ran it and the wall time. */
 void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
                     uint64_t units_resumed, int threads, double seconds, nq_result *r);
+
+/* The run of the plan as *s asks: its chunking and journal, s's progress
+ * callback, intervals and cancel flag, started at `start` (nq_now()). */
+nq_run_config nq_plan_run_config(const nq_plan *p, const nq_settings *s, double start);
 
 #endif /* NQ_API_PLAN_H */

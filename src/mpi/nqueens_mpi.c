@@ -135,18 +135,9 @@ static int report(int ret, const char *message, const program *pg, const nq_plan
 /* Rank 0: runs the planned job with the other ranks and reports it. */
 static int count_on_rank0(const program *pg, nq_plan *plan)
 {
-    const nq_settings *s = &pg->opt.settings;
-    const nq_run_config rc = {
-        .job = plan->job,
-        .chunk_units = plan->chunk_units,
-        .journal = plan->journal,
-        .progress = s->progress,
-        .progress_user = s->progress_user,
-        .progress_interval = s->progress_interval,
-        .checkpoint_interval = s->checkpoint_interval,
-        .cancel = &nq_cli_cancel,
-        .start = nq_now() - (MPI_Wtime() - pg->start),
-    };
+    nq_settings s = pg->opt.settings;
+    s.cancel = &nq_cli_cancel;
+    const nq_run_config rc = nq_plan_run_config(plan, &s, nq_now() - (MPI_Wtime() - pg->start));
     nq_run run;
     nq_mpi_outcome out = {.message = ""};
     int ret = nq_run_start(&run, &rc);
