@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cli/version.h"
 #include "run/model.h"
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
@@ -287,7 +288,7 @@ static void parse_args(int argc, char **argv, bench_options *o)
             o->ranks = value;
             break;
         case 'h': usage(stdout); exit(0);
-        case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
+        case 'V': nq_cli_print_version(stdout, "nqueens-bench"); exit(0);
         case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
         default:
             if (optopt)

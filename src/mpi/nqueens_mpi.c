@@ -21,6 +21,7 @@
 
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/version.h"
 #include "core/engine.h"
 #include "api/plan.h"
 #include "journal/journal.h"
@@ -51,7 +52,7 @@ static void plan_on_rank0(int action, const char *err, nq_cli_options *opt, int 
         plan[NQ_MPI_PLAN_STATUS] = 0;
         return;
     case NQ_CLI_VERSION:
-        printf(PROG " %s\n", nq_version());
+        nq_cli_print_version(stdout, PROG);
         plan[NQ_MPI_PLAN_STATUS] = 0;
         return;
     case NQ_CLI_BAD:
