@@ -2,7 +2,9 @@
 
 nqueens-mpi started without mpiexec is an MPI singleton: Open MPI wants
 the run-as-root permission when root, and under ASan its never-freed
-allocations are suppressed (../openmpi-lsan.supp), as in test_mpi.py.
+allocations are suppressed (../openmpi-lsan.supp), as in test_mpi.py:
+unwinding slowly and keeping its plugins loaded lets LeakSanitizer see
+which library a leak came from.
 """
 import os
 import subprocess
@@ -11,6 +13,7 @@ _SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "openmpi-
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_mca_base_component_disable_dlclose="1")
 ENV["LSAN_OPTIONS"] = ":".join(filter(None, [ENV.get("LSAN_OPTIONS"), f"suppressions={_SUPP}"]))
+ENV["ASAN_OPTIONS"] = ":".join(filter(None, [ENV.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
 
 
 def run_tool(path, *args):
