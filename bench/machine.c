@@ -14,8 +14,8 @@
 #endif
 
 #include "bench.h"
+#include "cli/version.h"
 #include "known.h"
-#include "version.h"
 
 #ifndef NQ_BENCH_COMPILER
 #define NQ_BENCH_COMPILER "unknown"
@@ -89,7 +89,7 @@ void bench_machine_describe(bench_machine *m)
 #endif
     env_or_unset("OMP_PROC_BIND", m->proc_bind, sizeof m->proc_bind);
     env_or_unset("OMP_PLACES", m->places, sizeof m->places);
-    snprintf(m->commit, sizeof m->commit, "%s", NQ_BENCH_COMMIT);
+    nq_cli_build_commit(m->commit, sizeof m->commit);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cli/version.h"
 #include "run/model.h"
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
@@ -279,7 +280,7 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         o->ranks = value;
         break;
     case 'h': usage(stdout); exit(0);
-    case 'V': printf("nqueens-bench %s\n", nq_version()); exit(0);
+    case 'V': nq_cli_print_version(stdout, "nqueens-bench"); exit(0);
     case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
     default:
         if (optopt)

@@ -148,7 +148,7 @@ class Counting(unittest.TestCase):
         self.assertEqual(p.stderr, "")
         p = run("--version")
         self.assertEqual(p.returncode, 0)
-        self.assertRegex(p.stdout, r"^nqueens \d+\.\d+\.\d+\n$")
+        self.assertRegex(p.stdout, r"^nqueens \d+\.\d+\.\d+( \(git [0-9a-f]+(-dirty)?\))?\n$")
 
 
 class Solutions(unittest.TestCase):

@@ -140,7 +140,7 @@ class Interface(unittest.TestCase):
         self.assertEqual(p.stdout.count("Usage: nqueens-mpi"), 1)
         p = run(2, "--version")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stdout, r"^nqueens-mpi \d+\.\d+\.\d+\n$")
+        self.assertRegex(p.stdout, r"^nqueens-mpi \d+\.\d+\.\d+( \(git [0-9a-f]+(-dirty)?\))?\n$")
 
     def test_solutions_listed_by_rank0(self):
         p = run(2, "8", "--solutions", "--format", "columns")

@@ -18,6 +18,7 @@
 
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/version.h"
 #include "nqueens/nqueens.h"
 
 #define PROG "nqueens"
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
         free(typed);
         switch (action) {
         case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
-        case NQ_CLI_VERSION: printf(PROG " %s\n", nq_version()); return 0;
+        case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); return 0;
         case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
         default: return nq_cli_list(&opt, PROG);
         }

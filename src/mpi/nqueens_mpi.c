@@ -25,6 +25,7 @@
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/version.h"
 #include "mpi/coordinator.h"
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
@@ -53,7 +54,7 @@ static int act_on_rank0(int action, const char *err, program *pg)
 {
     switch (action) {
     case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
-    case NQ_CLI_VERSION: printf(PROG " %s\n", nq_version()); return 0;
+    case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); return 0;
     case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
     default: break;
     }
