@@ -5,7 +5,7 @@
  * the project version from meson.build and, in a build from a git checkout,
  * the commit it was built from ("0.1.0 (git 0123456789ab)").  Meson's
  * vcs_tag writes the line into build_version.c at build time (see
- * tools/vcs-version); a build from a release tarball has the plain version.
+ * src/cli/vcs-version); a build from a release tarball has the plain version.
  */
 #ifndef NQ_CLI_VERSION_H
 #define NQ_CLI_VERSION_H
