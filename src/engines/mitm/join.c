@@ -18,7 +18,8 @@
  * nq_join_count_split() first cuts both lists on the bits most of their
  * pairs share: pairs that share the bit are skipped wholesale.  The bit is
  * chosen from a sample of both lists, since fixed central bits cut them
- * into classes too uneven to pay; only long lists (N >= 20) are cut.
+ * into classes too uneven to pay.  Cutting pays only on long lists (from
+ * N = 20 on); lists shorter than NQ_JOIN_SPLIT_MIN are left whole.
  *
  * The transpose and the query loop come per architecture (join_kernels.h):
  * the portable ones are here, with the table that is the only place a
