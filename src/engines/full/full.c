@@ -125,38 +125,6 @@ static int attacks(int r1, int c1, int r2, int c2)
     return r1 == r2 || c1 == c2 || abs(r1 - r2) == abs(c1 - c2);
 }
 
-/*
- * Compacts the queens of constellation (t, b, l, r) of n, given as qr[] =
- * {0, n-1, l, r}, qc[] = {t, b, 0, n-1}, to its distinct ones (a corner
- * queen, in two border lines, once) and returns how many: 3, or 4 without a
- * corner.  Returns 0 when the corners are inconsistent (t = 0 exactly when
- * l = 0, and so on) or two queens attack each other.  The entries past the
- * count keep what the full list put there.
- */
-static inline int border_queens(int n, int qr[4], int qc[4])
-{
-    const int m = n - 1, t = qc[0], b = qc[1], l = qr[2], r = qr[3];
-    /* A corner queen is in two border lines; both must name it. */
-    if ((t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) ||
-        (b == m) != (r == m))
-        return 0;
-    int count = 0;
-    for (int i = 0; i < 4; i++) {
-        int dup = 0;
-        for (int j = 0; j < count; j++)
-            dup |= qr[j] == qr[i] && qc[j] == qc[i];
-        if (dup)
-            continue;
-        for (int j = 0; j < count; j++)
-            if (attacks(qr[j], qc[j], qr[i], qc[i]))
-                return 0;
-        qr[count] = qr[i];
-        qc[count] = qc[i];
-        count++;
-    }
-    return count;
-}
-
 /* Fills c's search tables from its `count` queens (qr[], qc[]): the free
  * rows (the inner rows holding no side queen, l and r being the side
  * queens' rows), the squares the queens attack in each and the row
@@ -189,30 +157,62 @@ static inline void fill_levels(int n, int l, int r, int count, const int *qr, co
         c->shift[c->levels - 1] = 1;
 }
 
-/*
- * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
- * search tables, when it is consistent, its queens do not attack each
- * other (border_queens), and, if `canonical` is set, no image has a
- * smaller key.  Returns 1 then, else 0 (*c is then unspecified).
- */
-static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
+/* Records in c->stab the symmetries that map the constellation of the
+ * `count` queens qr[], qc[] (with key `key`) onto itself.  Returns 0, or,
+ * when `canonical` is set and some image has a smaller key, -1 (c->stab is
+ * then partial). */
+static inline int find_stabiliser(int n, int count, const int *qr, const int *qc, uint32_t key,
+                                  int canonical, full_const *c)
 {
-    int qr[4] = {0, n - 1, l, r}, qc[4] = {t, b, 0, n - 1};
-    const int count = border_queens(n, qr, qc);
-    if (count == 0)
-        return 0;
-    const uint32_t key = constellation_key(n, count, qr, qc);
-    memset(c, 0, sizeof *c);
     for (int g = 0; g < NQ_SYMMETRIES; g++) {
         int ir[4], ic[4];
         for (int i = 0; i < count; i++)
             nq_sym_point(g, n, qr[i], qc[i], &ir[i], &ic[i]);
         const uint32_t image = constellation_key(n, count, ir, ic);
         if (image < key && canonical)
-            return 0;
+            return -1;
         if (image == key)
             c->stab[c->nstab++] = (uint8_t)g;
     }
+    return 0;
+}
+
+/*
+ * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
+ * search tables, when it is consistent (the corner cases agree: t = 0
+ * exactly when l = 0, and so on), its queens do not attack each other, and,
+ * if `canonical` is set, no image has a smaller key.  Returns 1 then, else 0
+ * (*c is then unspecified).
+ */
+static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
+{
+    const int m = n - 1;
+    /* A corner queen is in two border lines; both must name it. */
+    if ((t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) ||
+        (b == m) != (r == m))
+        return 0;
+    /* The distinct queens, a corner one once, compacted to the front; the
+     * entries past `count` keep what the full list put there. */
+    int qr[4] = {0, m, l, r}, qc[4] = {t, b, 0, m};
+    int count = 0;
+    for (int i = 0; i < 4; i++) {
+        int dup = 0;
+        for (int j = 0; j < count; j++)
+            dup |= qr[j] == qr[i] && qc[j] == qc[i];
+        if (dup)
+            continue;
+        for (int j = 0; j < count; j++)
+            if (attacks(qr[j], qc[j], qr[i], qc[i]))
+                return 0;
+        qr[count] = qr[i];
+        qc[count] = qc[i];
+        count++;
+    }
+
+    const uint32_t key = constellation_key(n, count, qr, qc);
+    memset(c, 0, sizeof *c);
+    if (find_stabiliser(n, count, qr, qc, key, canonical, c) < 0)
+        return 0;
     c->weight = NQ_SYMMETRIES / c->nstab;
     c->queens = count;
     /* All four entries: the job identity hashes the whole arrays. */
