@@ -194,20 +194,21 @@ static void half_next_cols(half_iter *it, int h)
  * 32-bit half (bits that pass 31 cannot meet a north diagonal, which end
  * at 2h - 2 <= 30, and are dropped).
  */
-static size_t filter_quarter(const nq_quarter_frame *f, const uint64_t *g, uint32_t len,
-                             uint64_t *cw, uint64_t *sig)
+static size_t filter_quarter(const mitm_plan *p, const nq_quarter_frame *f, const uint64_t *g,
+                             uint32_t len, uint64_t *cw, uint64_t *sig)
 {
+    const int n = p->n, h = p->h;
 #ifdef NQ_HALF_AVX512
-    return nq_filter_quarter_avx512(f, g, len, cw, sig);
+    return nq_filter_quarter_avx512(n, h, f, g, len, cw, sig);
 #else
-    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
+    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
     size_t kept = 0;
     for (uint32_t j = 0; j < len; j++) {
         const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
         const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
         /* Always write, keep only when the pre-placed queens are missed. */
         cw[kept] = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
-        sig[kept] = (g1 >> f->to_shared & m) | (g2 >> f->to_shared & m) << f->shared_bits;
+        sig[kept] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
         kept += ((g1 & f->p1) | (g2 & f->p2)) == 0;
     }
     return kept;
@@ -216,18 +217,19 @@ static size_t filter_quarter(const nq_quarter_frame *f, const uint64_t *g, uint3
 
 /*
  * Hot loop: pairs the north placement with conflict word cw and signature
- * sig with each of the ns south placements, writing sig | south_sig[j] to
- * out for each j whose conflict word misses cw, packed; returns how many.
- * Rows and columns are disjoint by construction, so one AND tests both
- * diagonal families.  out needs ns + 1 slots.
+ * sig with each of the ns south placements, writing sig | south_sig[j] for
+ * each j whose conflict word misses cw to out[count], out[count + 1], ...;
+ * returns the count after them.  Rows and columns are disjoint by
+ * construction, so one AND tests both diagonal families.  out needs
+ * count + ns + 1 slots.  (Taking and returning the caller's count keeps
+ * it in one register across the caller's loop.)
  */
 static inline size_t pair_north(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                const uint64_t *south_sig, size_t ns, uint64_t *out)
+                                const uint64_t *south_sig, size_t ns, uint64_t *out, size_t count)
 {
 #ifdef NQ_HALF_AVX512
-    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, out);
+    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, out, count);
 #else
-    size_t count = 0;
     /* Branch-free: always write, advance only when compatible. */
     for (size_t j = 0; j < ns; j++) {
         out[count] = sig | south_sig[j];
@@ -264,9 +266,9 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
 {
     const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
     /* North quarter: origin (0, c0); its frame is the north frame. */
-    const nq_quarter_frame fn = {c0, n - h - c0, 0, n - h, 2 * h - 1, p1, p2};
+    const nq_quarter_frame fn = {c0, n - h - c0, 0, p1, p2};
     /* South quarter: origin (N - h, c0), N - h rows below the north one. */
-    const nq_quarter_frame fs = {south + c0, south - c0 + n - h, south, n - h, 2 * h - 1, p1, p2};
+    const nq_quarter_frame fs = {south + c0, south - c0 + n - h, south, p1, p2};
     size_t count = 0;
     while (!it->done) {
         if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
@@ -277,15 +279,15 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
         const uint32_t nn_all = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
         const uint32_t ns_all =
             nn_all ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
-        const size_t ns = filter_quarter(&fs, gs, ns_all, s->south_cw, s->south_sig);
-        const size_t nn = ns ? filter_quarter(&fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
+        const size_t ns = filter_quarter(p, &fs, gs, ns_all, s->south_cw, s->south_sig);
+        const size_t nn = ns ? filter_quarter(p, &fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
         for (size_t i = it->next_i; i < nn; i++) {
             if (count + ns > cap) { /* full: resume at this north placement */
                 it->next_i = (uint32_t)i;
                 return count;
             }
-            count += pair_north(s->north_cw[i], s->north_sig[i] | sig_or, s->south_cw,
-                                s->south_sig, ns, out + count);
+            count = pair_north(s->north_cw[i], s->north_sig[i] | sig_or, s->south_cw,
+                               s->south_sig, ns, out, count);
         }
         half_next_cols(it, h);
     }

@@ -33,14 +33,16 @@ static inline size_t nq_half_store_lanes(uint64_t *to, __mmask8 m, __m512i v)
     return (size_t)k;
 }
 
-/* filter_quarter(), eight placements at a time. */
-static inline size_t nq_filter_quarter_avx512(const nq_quarter_frame *f, const uint64_t *g,
-                                              uint32_t len, uint64_t *cw, uint64_t *sig)
+/* filter_quarter() on an n x n board with quarters of side h, eight
+ * placements at a time. */
+static inline size_t nq_filter_quarter_avx512(int n, int h, const nq_quarter_frame *f,
+                                              const uint64_t *g, uint32_t len, uint64_t *cw,
+                                              uint64_t *sig)
 {
-    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
+    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
     const __m128i sh1 = _mm_cvtsi32_si128(f->to_global1), sh2 = _mm_cvtsi32_si128(f->to_global2);
-    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(f->to_shared);
-    const __m128i shw = _mm_cvtsi32_si128(f->shared_bits);
+    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(n - h);
+    const __m128i shw = _mm_cvtsi32_si128(2 * h - 1);
     const __m512i low32 = _mm512_set1_epi64(0xffffffff), vm = _mm512_set1_epi64((long long)m);
     const __m512i vp1 = _mm512_set1_epi64((long long)f->p1);
     const __m512i vp2 = _mm512_set1_epi64((long long)f->p2);
@@ -65,13 +67,13 @@ static inline size_t nq_filter_quarter_avx512(const nq_quarter_frame *f, const u
 }
 
 /* pair_north(), eight south placements at a time (one pass for most
- * groups); never stores past out[ns - 1]. */
+ * groups); stores nothing past out[count + ns - 1]. */
 static inline size_t nq_pair_north_avx512(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                          const uint64_t *south_sig, size_t ns, uint64_t *out)
+                                          const uint64_t *south_sig, size_t ns, uint64_t *out,
+                                          size_t count)
 {
     const __m512i vcw = _mm512_set1_epi64((long long)cw);
     const __m512i vsig = _mm512_set1_epi64((long long)sig);
-    size_t count = 0;
     for (size_t j = 0; j < ns; j += 8) {
         const __mmask8 live = nq_half_live(ns, j);
         const __m512i scw = _mm512_maskz_loadu_epi64(live, south_cw + j);
