@@ -1,5 +1,5 @@
 /*
- * engine_full.c - the full-symmetry engine: counts all solutions and the
+ * full.c - the full-symmetry engine: counts all solutions and the
  * unique ones (classes under the eight board symmetries) by searching only
  * canonical "constellations" of border queens.
  *
@@ -37,6 +37,9 @@
  *
  * Boards with n <= NQ_FULL_SMALL_N are too small for constellations (border
  * queens would fill every row) and are enumerated explicitly in one unit.
+ *
+ * The inner search is portable C; a build targeting AVX-512 finishes its
+ * last four levels in one vector pass (x86/full_avx512.h, see full_finish).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,12 @@
 #include "engines/engines.h"
 #include "engines/full/full.h"
 #include "engines/full/symmetry.h"
+
+/* The build's finisher: the AVX-512 one when core/search.h has AVX-512. */
+#ifdef NQ_SEARCH_AVX512
+#include "engines/full/x86/full_avx512.h"
+#endif
+struct nq_full_tail;
 
 /* Largest n handled by explicit enumeration instead of constellations. */
 #define NQ_FULL_SMALL_N 5
@@ -116,58 +125,17 @@ static int attacks(int r1, int c1, int r2, int c2)
     return r1 == r2 || c1 == c2 || abs(r1 - r2) == abs(c1 - c2);
 }
 
-/*
- * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
- * search tables, when it is consistent (the corner cases agree: t = 0
- * exactly when l = 0, and so on), its queens do not attack each other, and,
- * if `canonical` is set, no image has a smaller key.  Returns 1 then, else 0
- * (*c is then unspecified).
- */
-static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
+/* Fills c's search tables from its `count` queens (qr[], qc[]): the free
+ * rows (the inner rows holding no side queen, l and r being the side
+ * queens' rows), the squares the queens attack in each and the row
+ * distance to the next. */
+static inline void fill_levels(int n, int l, int r, int count, const int *qr, const int *qc,
+                               full_const *c)
 {
-    const int m = n - 1;
-    /* A corner queen is in two border lines; both must name it. */
-    if ((t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) ||
-        (b == m) != (r == m))
-        return 0;
-    int qr[4] = {0, m, l, r}, qc[4] = {t, b, 0, m};
-    int count = 0;
-    for (int i = 0; i < 4; i++) {
-        int dup = 0;
-        for (int j = 0; j < count; j++)
-            dup |= qr[j] == qr[i] && qc[j] == qc[i];
-        if (dup)
-            continue;
-        for (int j = 0; j < count; j++)
-            if (attacks(qr[j], qc[j], qr[i], qc[i]))
-                return 0;
-        qr[count] = qr[i];
-        qc[count] = qc[i];
-        count++;
-    }
-
-    const uint32_t key = constellation_key(n, count, qr, qc);
-    memset(c, 0, sizeof *c);
-    for (int g = 0; g < NQ_SYMMETRIES; g++) {
-        int ir[4], ic[4];
-        for (int i = 0; i < count; i++)
-            nq_sym_point(g, n, qr[i], qc[i], &ir[i], &ic[i]);
-        const uint32_t image = constellation_key(n, count, ir, ic);
-        if (image < key && canonical)
-            return 0;
-        if (image == key)
-            c->stab[c->nstab++] = (uint8_t)g;
-    }
-    c->weight = NQ_SYMMETRIES / c->nstab;
-    c->queens = count;
-    memcpy(c->qrow, qr, sizeof qr);
-    memcpy(c->qcol, qc, sizeof qc);
-
     c->cols = ~nq_board_mask(n);
     for (int i = 0; i < count; i++)
         c->cols |= UINT32_C(1) << qc[i];
-    /* The free rows are the inner rows not holding a side queen. */
-    for (int row = 1; row < m; row++) {
+    for (int row = 1; row < n - 1; row++) {
         if (row == l || row == r)
             continue;
         uint32_t fixed = 0;
@@ -187,6 +155,70 @@ static int make_constellation(int n, int t, int b, int l, int r, int canonical, 
         c->shift[k] = (uint8_t)(c->row[k + 1] - c->row[k]);
     if (c->levels)
         c->shift[c->levels - 1] = 1;
+}
+
+/* Records in c->stab the symmetries that map the constellation of the
+ * `count` queens qr[], qc[] (with key `key`) onto itself.  Returns 0, or,
+ * when `canonical` is set and some image has a smaller key, -1 (c->stab is
+ * then partial). */
+static inline int find_stabiliser(int n, int count, const int *qr, const int *qc, uint32_t key,
+                                  int canonical, full_const *c)
+{
+    for (int g = 0; g < NQ_SYMMETRIES; g++) {
+        int ir[4], ic[4];
+        for (int i = 0; i < count; i++)
+            nq_sym_point(g, n, qr[i], qc[i], &ir[i], &ic[i]);
+        const uint32_t image = constellation_key(n, count, ir, ic);
+        if (image < key && canonical)
+            return -1;
+        if (image == key)
+            c->stab[c->nstab++] = (uint8_t)g;
+    }
+    return 0;
+}
+
+/*
+ * Fills *c for constellation (t, b, l, r) of n, with its stabiliser and
+ * search tables, when it is consistent (the corner cases agree: t = 0
+ * exactly when l = 0, and so on), its queens do not attack each other, and,
+ * if `canonical` is set, no image has a smaller key.  Returns 1 then, else 0
+ * (*c is then unspecified).
+ */
+static int make_constellation(int n, int t, int b, int l, int r, int canonical, full_const *c)
+{
+    const int m = n - 1;
+    /* A corner queen is in two border lines; both must name it. */
+    if ((t == 0) != (l == 0) || (t == m) != (r == 0) || (b == 0) != (l == m) ||
+        (b == m) != (r == m))
+        return 0;
+    /* The distinct queens, a corner one once, compacted to the front; the
+     * entries past `count` keep what the full list put there. */
+    int qr[4] = {0, m, l, r}, qc[4] = {t, b, 0, m};
+    int count = 0;
+    for (int i = 0; i < 4; i++) {
+        int dup = 0;
+        for (int j = 0; j < count; j++)
+            dup |= qr[j] == qr[i] && qc[j] == qc[i];
+        if (dup)
+            continue;
+        for (int j = 0; j < count; j++)
+            if (attacks(qr[j], qc[j], qr[i], qc[i]))
+                return 0;
+        qr[count] = qr[i];
+        qc[count] = qc[i];
+        count++;
+    }
+
+    const uint32_t key = constellation_key(n, count, qr, qc);
+    memset(c, 0, sizeof *c);
+    if (find_stabiliser(n, count, qr, qc, key, canonical, c) < 0)
+        return 0;
+    c->weight = NQ_SYMMETRIES / c->nstab;
+    c->queens = count;
+    /* All four entries: the job identity hashes the whole arrays. */
+    memcpy(c->qrow, qr, sizeof qr);
+    memcpy(c->qcol, qc, sizeof qc);
+    fill_levels(n, l, r, count, qr, qc, c);
     return 1;
 }
 
@@ -370,6 +402,91 @@ static void full_release(nq_job *job)
     job->plan = NULL;
 }
 
+/* Lists one constellation per orbit, in key order, into plan->consts and
+ * orients each for speed (on `threads` threads from n =
+ * NQ_FULL_PARALLEL_PLAN_N on).  Returns how many, or NQ_ENOMEM. */
+static long list_constellations(int n, int threads, full_plan *plan)
+{
+    size_t nconst = 0, cap = 256;
+    plan->consts = malloc(cap * sizeof *plan->consts);
+    if (!plan->consts)
+        return NQ_ENOMEM;
+    for (int t = 0; t < n; t++)
+        for (int b = 0; b < n; b++)
+            for (int l = 0; l < n; l++)
+                for (int r = 0; r < n; r++) {
+                    if (nconst == cap) {
+                        full_const *grown = realloc(plan->consts, 2 * cap * sizeof *grown);
+                        if (!grown)
+                            return NQ_ENOMEM;
+                        plan->consts = grown;
+                        cap *= 2;
+                    }
+                    nconst += make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]);
+                }
+    /* Orbits are oriented independently, so the threads share the work;
+     * the result does not depend on how. */
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#endif
+    for (long i = 0; i < (long)nconst; i++)
+        orient(n, &plan->consts[i]);
+    return (long)nconst;
+}
+
+/* The automatic split depth: the fewest prefix levels (at most
+ * NQ_FULL_AUTO_MAX_SPLIT) giving NQ_FULL_UNITS_PER_THREAD units per
+ * thread, judged without expanding anything. */
+static int auto_split_depth(int n, int threads, size_t nconst)
+{
+    const uint64_t want = (uint64_t)threads * NQ_FULL_UNITS_PER_THREAD;
+    int split = 0;
+    uint64_t units = nconst;
+    /* Each level multiplies the units by about the free squares of a row. */
+    while (split < NQ_FULL_AUTO_MAX_SPLIT && units < want) {
+        split++;
+        units *= (uint64_t)(n > 8 ? n - 6 : 2);
+    }
+    return split;
+}
+
+/* Expands every constellation of the plan by `split` prefix levels into
+ * *list and sorts the units costliest first, by a short look-ahead (on
+ * `threads` threads from n = NQ_FULL_PARALLEL_PLAN_N on).  Returns 0 or
+ * NQ_ENOMEM (the list is then freed). */
+static int list_units(int n, int threads, const full_plan *plan, size_t nconst, int split,
+                      unit_list *list)
+{
+    for (size_t i = 0; i < nconst; i++) {
+        const full_const *c = &plan->consts[i];
+        full_unit u;
+        memset(&u, 0, sizeof u);
+        u.cols = c->cols;
+        u.constellation = (uint32_t)i;
+        /* Leave the search at least two levels, for the kernel's last-row shortcut. */
+        int depth = split < c->levels - 2 ? split : c->levels - 2;
+        expand(list, c, u, depth < 0 ? 0 : depth);
+    }
+    if (list->failed) {
+        free(list->items);
+        return NQ_ENOMEM;
+    }
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#endif
+    for (long i = 0; i < (long)list->count; i++) {
+        full_unit *u = &list->items[i];
+        const full_const *c = &plan->consts[u->constellation];
+        u->order = (uint64_t)i;
+        u->estimate = estimate(c, u->level, u->cols, u->left, u->right,
+                               NQ_FULL_ESTIMATE_LEVELS(n));
+    }
+    qsort(list->items, list->count, sizeof *list->items, by_estimate);
+    return 0;
+}
+
 /*
  * The engine's plan(): one unit for n <= NQ_FULL_SMALL_N; otherwise one
  * constellation per orbit, oriented for speed, each expanded by the split
@@ -395,72 +512,17 @@ static int full_plan_job(nq_job *job, int split_depth)
         job->identity = h;
         return 0;
     }
-
-    /* One constellation per orbit, in key order. */
-    size_t nconst = 0, cap = 256;
-    plan->consts = malloc(cap * sizeof *plan->consts);
-    if (!plan->consts)
-        return NQ_ENOMEM;
-    for (int t = 0; t < n; t++)
-        for (int b = 0; b < n; b++)
-            for (int l = 0; l < n; l++)
-                for (int r = 0; r < n; r++) {
-                    if (nconst == cap) {
-                        full_const *grown = realloc(plan->consts, 2 * cap * sizeof *grown);
-                        if (!grown)
-                            return NQ_ENOMEM;
-                        plan->consts = grown;
-                        cap *= 2;
-                    }
-                    nconst += make_constellation(n, t, b, l, r, 1, &plan->consts[nconst]);
-                }
-    /* Orbits are oriented independently, so the threads share the work;
-     * the result does not depend on how. */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
-#endif
-    for (long i = 0; i < (long)nconst; i++)
-        orient(n, &plan->consts[i]);
-
+    const long nconst = list_constellations(n, job->threads, plan);
+    if (nconst < 0)
+        return (int)nconst;
     /* Prefix levels: as asked, or the fewest giving enough units. */
-    int split = split_depth;
-    if (split == NQ_SPLIT_AUTO) {
-        const uint64_t want = (uint64_t)job->threads * NQ_FULL_UNITS_PER_THREAD;
-        split = 0;
-        uint64_t units = nconst;
-        /* Each level multiplies the units by about the free squares of a row. */
-        while (split < NQ_FULL_AUTO_MAX_SPLIT && units < want) {
-            split++;
-            units *= (uint64_t)(n > 8 ? n - 6 : 2);
-        }
-    }
-
+    const int split = split_depth != NQ_SPLIT_AUTO
+                          ? split_depth
+                          : auto_split_depth(n, job->threads, (size_t)nconst);
     unit_list list = {0};
-    for (size_t i = 0; i < nconst; i++) {
-        const full_const *c = &plan->consts[i];
-        full_unit u;
-        memset(&u, 0, sizeof u);
-        u.cols = c->cols;
-        u.constellation = (uint32_t)i;
-        /* Leave the search at least two levels, for the kernel's last-row shortcut. */
-        int depth = split < c->levels - 2 ? split : c->levels - 2;
-        expand(&list, c, u, depth < 0 ? 0 : depth);
-    }
-    if (list.failed) {
-        free(list.items);
-        return NQ_ENOMEM;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) num_threads(job->threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
-#endif
-    for (long i = 0; i < (long)list.count; i++) {
-        full_unit *u = &list.items[i];
-        const full_const *c = &plan->consts[u->constellation];
-        u->order = (uint64_t)i;
-        u->estimate = estimate(c, u->level, u->cols, u->left, u->right,
-                               NQ_FULL_ESTIMATE_LEVELS(n));
-    }
-    qsort(list.items, list.count, sizeof *list.items, by_estimate);
+    int ret = list_units(n, job->threads, plan, (size_t)nconst, split, &list);
+    if (ret < 0)
+        return ret;
 
     plan->units = list.items;
     job->units = list.count;
@@ -480,74 +542,25 @@ static int full_plan_job(nq_job *job, int split_depth)
 
 /* ---- solving ---- */
 
-#ifdef NQ_SEARCH_AVX512
-/* The last four levels' tables, as vectors, for full_last_four(). */
-typedef struct full_tail {
-    __m512i fixed[4];  /* each level's border attacks, in every lane */
-    __m128i shift[3];  /* rows from each level to the next, as shift counts */
-} full_tail;
-
-/* Loads the tables of levels c->levels - 4 .. c->levels - 1 into *t. */
-static void full_tail_load(const full_const *c, full_tail *t)
-{
-    const int base = c->levels - 4;
-    for (int k = 0; k < 4; k++)
-        t->fixed[k] = _mm512_set1_epi32((int)c->fixed[base + k]); /* broadcast */
-    for (int k = 0; k < 3; k++)
-        t->shift[k] = _mm_cvtsi32_si128(c->shift[base + k]); /* count for vpslld/vpsrld */
-}
-
-/* a | b | c in one instruction: vpternlogd with truth table 0xFE (any set). */
-static inline __m512i full_or3(__m512i a, __m512i b, __m512i c)
-{
-    return _mm512_ternarylogic_epi32(a, b, c, 0xFE);
-}
-
 /*
- * Counts the completions of the last four levels of a constellation, given
- * the masks for the first of them: nq_last_four_rows() with each level's
- * border attacks (t->fixed) ORed into its test and the diagonals moved by
- * the row distance between levels (t->shift).  `cols` has exactly four
- * board columns open.  Returns the number of solutions (0 to 24).
+ * Counts the completions of the last `finish` levels of a constellation,
+ * given the masks for the first of them (and, for finish = 1, that level's
+ * border attacks `fixed`): the dispatch point of the finishers.  finish =
+ * 1: the last level has at most one free square, so a solution exactly
+ * when it is free.  finish = 4 (AVX-512 builds only): nq_full_last_four()
+ * with the tables in *tail.  `finish` is a constant at every call site.
  */
-static inline uint64_t full_last_four(const full_tail *t, uint32_t cols, uint32_t left,
-                                      uint32_t right)
+NQ_SEARCH_INLINE uint64_t full_finish(int finish, const struct nq_full_tail *tail, uint32_t cols,
+                                      uint32_t left, uint32_t right, uint32_t fixed)
 {
-    /* Lanes: every order of the four open columns (see search.h). */
-    const nq_four_orders o = nq_four_open_orders(cols);
-    const __m512i first = o.first, second = o.second, lo = o.lo, hi = o.hi;
-    const __m512i left0 = _mm512_set1_epi32((int)left);
-    const __m512i right0 = _mm512_set1_epi32((int)right);
-
-    /* vptestnmd: lane set when the column is not attacked (diagonals or
-     * border queens), ANDed with the lanes alive; 12 lanes start alive. */
-    __mmask16 alive = _mm512_mask_testn_epi32_mask(
-        0x0FFF, _mm512_or_si512(_mm512_set1_epi32((int)(left | right)), t->fixed[0]), first);
-    /* Diagonals move one column per row: left up, right down, by the gap. */
-    const __m512i left1 = _mm512_sll_epi32(_mm512_or_si512(left0, first), t->shift[0]);
-    const __m512i right1 = _mm512_srl_epi32(_mm512_or_si512(right0, first), t->shift[0]);
-    alive = _mm512_mask_testn_epi32_mask(alive, full_or3(left1, right1, t->fixed[1]), second);
-    const __m512i left2 = _mm512_sll_epi32(_mm512_or_si512(left1, second), t->shift[1]);
-    const __m512i right2 = _mm512_srl_epi32(_mm512_or_si512(right1, second), t->shift[1]);
-    /* Last two levels: a queen on lo (hi), then hi (lo) unattacked below. */
-    const __m512i attacked2 = full_or3(left2, right2, t->fixed[2]);
-    const __m512i attacked_lo = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, lo), t->shift[2]),
-                                         _mm512_srl_epi32(_mm512_or_si512(right2, lo), t->shift[2]),
-                                         t->fixed[3]);
-    const __m512i attacked_hi = full_or3(_mm512_sll_epi32(_mm512_or_si512(left2, hi), t->shift[2]),
-                                         _mm512_srl_epi32(_mm512_or_si512(right2, hi), t->shift[2]),
-                                         t->fixed[3]);
-    __mmask16 via_lo = _mm512_mask_testn_epi32_mask(alive, attacked2, lo);
-    via_lo = _mm512_mask_testn_epi32_mask(via_lo, attacked_lo, hi);
-    __mmask16 via_hi = _mm512_mask_testn_epi32_mask(alive, attacked2, hi);
-    via_hi = _mm512_mask_testn_epi32_mask(via_hi, attacked_hi, lo);
-    /* Each surviving lane is one placement order: one solution. */
-    return (uint64_t)__builtin_popcount(via_lo) + (uint64_t)__builtin_popcount(via_hi);
+#ifdef NQ_FULL_AVX512
+    if (finish == 4)
+        return nq_full_last_four(tail, cols, left, right);
+#endif
+    (void)finish;
+    (void)tail;
+    return ~(cols | left | right | fixed) != 0;
 }
-
-#endif /* NQ_SEARCH_AVX512 */
-
-struct full_tail;
 
 /*
  * Counts the completions of constellation c from `level` with the given
@@ -556,16 +569,14 @@ struct full_tail;
  * Iterative DFS with an explicit stack.  Compared with a row-by-row kernel
  * it ORs in each row's border attacks (c->fixed) and moves the diagonals by
  * the row distance to the next free row (c->shift), skipping the side
- * queens' rows.  The last `finish` levels are never descended into: with
- * finish = 1 the last level has one column left, so a placement on the
- * level before completes a solution exactly when that column is free; with
- * finish = 4 (AVX-512 builds only) each placement goes to full_last_four()
- * with the tables in *tail.  `finish` is a constant at every call site, so
- * each gets its own copy of the loop, as in search.h.
+ * queens' rows.  The last `finish` levels are never descended into: each
+ * placement on the level above them goes to full_finish().  `finish` is a
+ * constant at every call site, so each gets its own copy of the loop, as in
+ * search.h.
  */
 NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols, uint32_t left,
                                    uint32_t right, const int finish,
-                                   const struct full_tail *tail)
+                                   const struct nq_full_tail *tail)
 {
     uint32_t st_free[NQ_MAX_N], st_cols[NQ_MAX_N], st_left[NQ_MAX_N], st_right[NQ_MAX_N];
     const int last = c->levels - 1 - finish; /* the level above the finished ones */
@@ -576,7 +587,6 @@ NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols
     uint32_t fixed1 = c->fixed[d + 1], fixed2 = c->fixed[d + 2];
     int sh = c->shift[d], sh1 = c->shift[d + 1];
     uint64_t count = 0;
-    (void)tail;
 
     /* Hot loop: one iteration places one queen or backtracks one level. */
     for (;;) {
@@ -590,14 +600,7 @@ NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols
             uint32_t nleft = (left | bit) << sh;
             uint32_t nright = (right | bit) >> sh;
             if (d == last) {
-#ifdef NQ_SEARCH_AVX512
-                if (finish == 4) {
-                    count += full_last_four(tail, ncols, nleft, nright);
-                    continue;
-                }
-#endif
-                /* The last level has at most one free square. */
-                count += ~(ncols | nleft | nright | fixed1) != 0;
+                count += full_finish(finish, tail, ncols, nleft, nright, fixed1);
                 continue;
             }
             uint32_t nfree = ~(ncols | nleft | nright | fixed1);
@@ -639,14 +642,14 @@ NQ_SEARCH_INLINE uint64_t full_dfs(const full_const *c, int level, uint32_t cols
 }
 
 /* Counts the completions from `level` (see full_dfs()), with the vector
- * finisher when the build has AVX-512 and at least five levels are left. */
+ * finisher when the build has it and at least five levels are left. */
 static uint64_t full_count_any(const full_const *c, int level, uint32_t cols, uint32_t left,
                                uint32_t right)
 {
-#ifdef NQ_SEARCH_AVX512
+#ifdef NQ_FULL_AVX512
     if (c->levels - level >= 5) {
-        full_tail tail;
-        full_tail_load(c, &tail);
+        nq_full_tail tail;
+        nq_full_tail_load(&tail, c->fixed + c->levels - 4, c->shift + c->levels - 4);
         return full_dfs(c, level, cols, left, right, 4, &tail);
     }
 #endif
@@ -832,17 +835,14 @@ static double root(double x)
 /*
  * The estimate hook: per unit, the square root of its leaf-weight sum
  * NQ_FULL_ESTIMATE_LEVELS levels down (weigh).  Not the plan's sort key:
- * that look-ahead node count sees only the top of each subtree, and on
- * measured profiles (N = 16, 17, split depth 0) it correlates with unit
- * times at 0.53-0.57 and compresses their spread (largest/mean unit 2.2
- * against 9.5-11.6 measured), so it predicts too well.  The leaf weight
- * correlates at ~0.9 but overstates the spread (~35), because it grows
- * with the free rows' width as a product; log-log fits of measured time
- * against it have slopes 0.54-0.62, so its square root has the measured
- * spread (~8) and correlates best: 0.88-0.92 in nqueens-bench --profile
- * at N = 16 (split depths 0 and 1) and 17.  The unit list and its order are
- * the plan's; only the hook uses this.  Units are independent, so they are
- * weighed in parallel (hundreds of thousands at large N).
+ * that look-ahead node count sees only the top of each subtree, so it
+ * ranks units roughly and compresses their spread, which makes a schedule
+ * look better balanced than it is.  The leaf weight ranks them well but
+ * overstates the spread, because it grows with the free rows' width as a
+ * product; unit times grow about as its square root, which therefore has
+ * the right spread.  The unit list and its order are the plan's; only the
+ * hook uses this.  Units are independent, so they are weighed in parallel
+ * (hundreds of thousands at large N).
  */
 static int full_estimate(const nq_job *job, double *costs)
 {

@@ -1,8 +1,8 @@
 /*
- * engine_full.h - internal hooks of the full-symmetry engine, for tests.
+ * full.h - internal hooks of the full-symmetry engine, for tests.
  */
-#ifndef NQ_ENGINE_FULL_H
-#define NQ_ENGINE_FULL_H
+#ifndef NQ_FULL_H
+#define NQ_FULL_H
 
 #include <stdint.h>
 
@@ -17,4 +17,4 @@
  */
 int nq_full_class_sizes(int n, uint64_t classes[NQ_SYMMETRIES + 1]);
 
-#endif /* NQ_ENGINE_FULL_H */
+#endif /* NQ_FULL_H */

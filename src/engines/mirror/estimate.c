@@ -42,7 +42,7 @@ int nq_estimate_probe_row(int n, int depth, long count, uint64_t children)
  * a queen near the corner attacks a long diagonal that reaches the last
  * rows, so its subtrees are narrower late, which counting the probe's nodes
  * alone misses (near-corner units look biggest after a few rows and are in
- * fact the smallest).  Checked against measured profiles in the notes. */
+ * fact the smallest). */
 static double leaf_weight(int n, uint32_t cols, uint32_t left, uint32_t right, int row)
 {
     double w = 1; /* at most 32 factors of at most 32: no overflow */

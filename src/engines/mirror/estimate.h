@@ -8,7 +8,7 @@
  * partial board the probe reaches is weighted by how much room the rows
  * below it still have (see estimate.c).  The ranking and spread of these
  * estimates follow measured costs closely enough for the scheduling model
- * (model.h); the notes compare the two on real profiles.
+ * (model.h).
  */
 #ifndef NQ_ESTIMATE_H
 #define NQ_ESTIMATE_H

@@ -1,6 +1,6 @@
 /*
- * engine_mirror.c - the design's engine: mirror-symmetric subproblems solved
- * by the task pool with the iterative kernel.
+ * mirror.c - the mirror engine: mirror-symmetric subproblems solved by the
+ * task pool with the iterative kernel (core/search.h).
  *
  * The first split_depth rows are expanded (subproblem.c); each subproblem is
  * one unit.  The automatic split depth is chosen with the scheduling model

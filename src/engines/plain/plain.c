@@ -1,5 +1,5 @@
 /*
- * engine_plain.c - the textbook recursive bitmask counter.
+ * plain.c - the textbook recursive bitmask counter.
  *
  * No symmetry, no subproblems, one thread: the reference every faster
  * engine is checked against, and the baseline of the speed ratios.  It is
