@@ -129,6 +129,7 @@ static int time_units(nq_job *job, int cores, double *seconds, nq_u128 *total, d
     int failed = 0;
     nq_u128 sum = 0;
     const double start = nq_now();
+    (void)cores; /* a build without OpenMP solves on this thread alone */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(cores)
 #endif
