@@ -40,7 +40,6 @@
  * status every rank returns at once. */
 #define PLAN_RUN (-1)
 
-
 /* What every rank knows once the command line is read. */
 typedef struct program {
     int rank, ranks;
