@@ -71,6 +71,20 @@ def is_nqueens(pid):
         return False
 
 
+def ended(pid, limit):
+    """True once process pid is gone or a zombie, within `limit` seconds."""
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def rank_pid(root, rank):
     """Pid of the nqueens-mpi process of MPI rank `rank` under root, or None."""
     for pid in descendants(root):
@@ -138,6 +152,7 @@ class Interface(unittest.TestCase):
         p = run(2, "--help")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.count("Usage: nqueens-mpi"), 1)
+        self.assertEqual(p.stdout.count("--rank-timeout S"), 1)
         p = run(2, "--version")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertRegex(p.stdout, r"^nqueens-mpi \d+\.\d+\.\d+( \(git [0-9a-f]+(-dirty)?\))?\n$")
@@ -146,6 +161,25 @@ class Interface(unittest.TestCase):
         p = run(2, "8", "--solutions", "--format", "columns")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(p.stdout.splitlines()), 92)
+
+    def test_rank_timeout_option(self):
+        # Checked like every option (one line, exit 2), without mpiexec.
+        def alone(prog, *args):
+            return subprocess.run([prog, *args], capture_output=True, text=True, timeout=60,
+                                  env=ENV)
+        for value in ("0", "1.5", "86401"):
+            with self.subTest(value=value):
+                p = alone(NQUEENS_MPI, "10", "--rank-timeout", value)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertIn(f"invalid rank timeout '{value}': expected whole seconds from 1 "
+                              "to 86400", p.stderr)
+        p = alone(NQUEENS_MPI, "8", "--solutions", "--rank-timeout", "5")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--rank-timeout applies only to counting", p.stderr)
+        p = alone(NQUEENS, "8", "--rank-timeout", "5")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--rank-timeout applies only to nqueens-mpi", p.stderr)
+        self.assertNotIn("--rank-timeout", alone(NQUEENS, "--help").stdout)
 
 
 class Failures(unittest.TestCase):
@@ -192,6 +226,111 @@ class Failures(unittest.TestCase):
         out, err = self.finish(proc, 30)
         self.assertNotEqual(proc.returncode, 0, err)
         self.assertNotIn("95815104", out)
+
+
+class Stalls(unittest.TestCase):
+    """Ranks stopped with SIGSTOP, as a hung node or a network partition
+    leaves them, must not hold the job: after --rank-timeout seconds of
+    silence rank 0 gives the chunks each held to the live ranks.  Split
+    depth 1 makes chunks of about a second, longer than the 1 s timeout, so
+    only their heartbeats keep busy ranks from being taken for stalled."""
+    ARGS = ("17", "-e", "mirror", "--split-depth", "1", "-t", "1")
+    TOTAL = 95815104
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_mpi_")
+        self.journal = os.path.join(self.tmp.name, "run.journal")
+        self.errors = os.path.join(self.tmp.name, "stderr")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def stderr(self):
+        with open(self.errors) as f:
+            return f.read()
+
+    def test_stopped_ranks(self):
+        # Ranks 1 and 2 are stopped once chunks are being counted (the
+        # journal holds a record).  Rank 2 is continued as soon as rank 0
+        # gave its chunks away: it rejoins, and its late results for chunks
+        # counted meanwhile count once.  Rank 1 never comes back: the live
+        # ranks count its chunks, rank 0 prints the exact total and ends the
+        # job, which rank 1 can never leave cleanly, with exit status 3.
+        with open(self.errors, "w") as err:
+            proc = subprocess.Popen(
+                mpi_cmd(3, *self.ARGS, "--rank-timeout", "1", "--checkpoint", self.journal),
+                stdout=subprocess.PIPE, stderr=err, text=True, env=ENV)
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.exists(self.journal)
+                                               and os.path.getsize(self.journal) > 64):
+            time.sleep(0.02)
+        stopped = [rank_pid(proc.pid, 1), rank_pid(proc.pid, 2)]
+        self.assertNotIn(None, stopped, "ranks 1 and 2 not found")
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        while time.time() < deadline + 30 and "rank 2 has not been heard" not in self.stderr():
+            time.sleep(0.02)
+        os.kill(stopped[1], signal.SIGCONT)
+        out, _ = Failures.finish(self, proc, 120)
+        err = self.stderr()
+        self.assertEqual(proc.returncode, 3, err)
+        self.assertIn(f"N=17: {self.TOTAL} solutions", out)
+        self.assertIn("rank 1 has not been heard from for", err)
+        self.assertIn("rank 2 answered again after", err)
+        self.assertEqual(err.count("has not been heard from"), 2, err)
+        self.assertIn("the count is complete and exact, but rank 1 has been silent", err)
+        self.assertTrue(ended(stopped[0], 10), "the stopped rank outlived the job")
+        # The journal holds every chunk and the end: nqueens answers from it.
+        p = subprocess.run([NQUEENS, *self.ARGS, "--checkpoint", self.journal, "--json"],
+                           capture_output=True, text=True, timeout=60, env=ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(doc["total"], self.TOTAL)
+        self.assertEqual(doc["units_resumed"], doc["subproblems"])
+
+    # Preloaded into the ranks: rank NQ_STOP_RANK stops itself on its way
+    # into MPI_Finalize, after it said goodbye to rank 0.
+    STOP_AT_FINALIZE = r"""
+#include <mpi.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+int MPI_Finalize(void)
+{
+    const char *stop = getenv("NQ_STOP_RANK"), *me = getenv("OMPI_COMM_WORLD_RANK");
+    if (stop && me && !strcmp(stop, me))
+        raise(SIGSTOP);
+    return PMPI_Finalize();
+}
+"""
+
+    def test_rank_stopped_at_the_end(self):
+        # The count is complete and printed, the journal closed, when rank 1
+        # stops: rank 0, waiting for it in MPI_Finalize, ends the job once
+        # the rank timeout has passed, with exit status 3.
+        mpicc = shutil.which("mpicc")
+        if mpicc is None:
+            self.skipTest("no mpicc to build the stopping shim")
+        source = os.path.join(self.tmp.name, "stop.c")
+        shim = os.path.join(self.tmp.name, "stop.so")
+        with open(source, "w") as f:
+            f.write(self.STOP_AT_FINALIZE)
+        subprocess.run([mpicc, "-shared", "-fPIC", "-o", shim, source], check=True, env=ENV)
+        # Under ASan the shim may not precede the sanitizer's runtime.
+        env = dict(ENV, NQ_STOP_RANK="1",
+                   ASAN_OPTIONS=ENV["ASAN_OPTIONS"] + ":verify_asan_link_order=0")
+        cmd = mpi_cmd(2, "12", "-t", "1", "--rank-timeout", "1", "--checkpoint", self.journal)
+        cmd[1:1] = ["-x", f"LD_PRELOAD={shim}"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        out, err = Failures.finish(self, proc, 60)
+        self.assertEqual(proc.returncode, 3, err)
+        self.assertIn("N=12: 14200 solutions", out)
+        self.assertIn("the count is complete and exact, but a rank has not reached the end of "
+                      "the job within 1 s", err)
+        p = subprocess.run([NQUEENS, "12", "--checkpoint", self.journal, "-q"],
+                           capture_output=True, text=True, timeout=60, env=ENV)
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
 
 
 class Checkpoint(unittest.TestCase):

@@ -24,6 +24,7 @@ enum long_only {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_CHECKPOINT,
+    OPT_RANK_TIMEOUT,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +39,7 @@ static const struct option long_options[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+    {"rank-timeout", required_argument, NULL, OPT_RANK_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -65,6 +67,16 @@ void nq_cli_usage(FILE *out, const char *prog)
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N);
+}
+
+void nq_cli_usage_mpi(FILE *out)
+{
+    fprintf(out,
+            "\n"
+            "nqueens-mpi only:\n"
+            "      --rank-timeout S  a rank silent for S seconds (1..%d) is taken for\n"
+            "                        stalled; its chunks go to the others (default: %d)\n",
+            NQ_CLI_RANK_TIMEOUT_MAX, NQ_CLI_RANK_TIMEOUT_DEFAULT);
 }
 
 void nq_cli_report_bad(const char *prog, const char *message)
@@ -101,7 +113,7 @@ static int parse_long(const char *text, long lo, long hi, long *value)
 
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
-    int threads, engine, split_depth, limit, format, progress;
+    int threads, engine, split_depth, limit, format, progress, rank_timeout;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -158,6 +170,14 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
             return bad(err, err_size, "invalid checkpoint file '': expected a path");
         opt->settings.checkpoint_path = arg;
         break;
+    case OPT_RANK_TIMEOUT:
+        if (parse_long(arg, 1, NQ_CLI_RANK_TIMEOUT_MAX, &v) < 0)
+            return bad(err, err_size,
+                       "invalid rank timeout '%s': expected whole seconds from 1 to %d", arg,
+                       NQ_CLI_RANK_TIMEOUT_MAX);
+        opt->rank_timeout = (int)v;
+        g->rank_timeout = 1;
+        break;
     case 'h': return NQ_CLI_HELP;
     case 'V': return NQ_CLI_VERSION;
     default: break;
@@ -205,6 +225,7 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
         {g->threads, "--threads"},       {g->engine, "--engine"},
         {g->split_depth, "--split-depth"}, {opt->json, "--json"},
         {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
+        {g->rank_timeout, "--rank-timeout"},
     };
     for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
         if (counting[i].given)
@@ -216,8 +237,9 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
     return NQ_CLI_RUN;
 }
 
-enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
-                                size_t err_size)
+/* nq_cli_parse() and nq_cli_parse_mpi(); `mpi` accepts nqueens-mpi's own options. */
+static enum nq_cli_action parse_command_line(int argc, char **argv, int mpi,
+                                             nq_cli_options *opt, char *err, size_t err_size)
 {
     memset(opt, 0, sizeof *opt);
     nq_default_settings(&opt->settings);
@@ -231,6 +253,8 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
         if (action != NQ_CLI_RUN)
             return action;
     }
+    if (g.rank_timeout && !mpi)
+        return bad(err, err_size, "--rank-timeout applies only to nqueens-mpi");
 
     long v;
     if (optind >= argc)
@@ -255,6 +279,18 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
     if (nq_check_settings(&checked, err, err_size) < 0)
         return NQ_CLI_BAD;
     return check_mode(opt, &g, err, err_size);
+}
+
+enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
+                                size_t err_size)
+{
+    return parse_command_line(argc, argv, 0, opt, err, err_size);
+}
+
+enum nq_cli_action nq_cli_parse_mpi(int argc, char **argv, nq_cli_options *opt, char *err,
+                                    size_t err_size)
+{
+    return parse_command_line(argc, argv, 1, opt, err, err_size);
 }
 
 int nq_cli_report_failure(const char *prog, int ret, const char *detail)

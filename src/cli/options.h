@@ -19,6 +19,11 @@
 #define NQ_CLI_EXIT_USAGE 2
 /* Largest N whose full listing is printed without --limit (N=12: 14200). */
 #define NQ_CLI_LIST_MAX_N 12
+/* nqueens-mpi's --rank-timeout: seconds a rank may stay silent (its main
+ * thread sends a heartbeat while the compute threads work) before rank 0
+ * takes it for stalled. */
+#define NQ_CLI_RANK_TIMEOUT_DEFAULT 60
+#define NQ_CLI_RANK_TIMEOUT_MAX 86400
 
 enum nq_cli_format { NQ_CLI_FORMAT_BOARD, NQ_CLI_FORMAT_COLUMNS };
 /* --progress / --no-progress; AUTO shows progress on a terminal only. */
@@ -32,6 +37,7 @@ typedef struct nq_cli_options {
     uint64_t limit;
     enum nq_cli_format format;
     enum nq_cli_progress progress;
+    int rank_timeout; /* nqueens-mpi --rank-timeout, seconds; 0 = default */
 } nq_cli_options;
 
 /* What the command line asks for. */
@@ -51,8 +57,17 @@ enum nq_cli_action {
 enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char *err,
                                 size_t err_size);
 
+/* nq_cli_parse() for nqueens-mpi: also accepts the options that only apply
+ * to it (--rank-timeout), which nq_cli_parse() refuses. */
+enum nq_cli_action nq_cli_parse_mpi(int argc, char **argv, nq_cli_options *opt, char *err,
+                                    size_t err_size);
+
 /* Writes the help text for program `prog` to out. */
 void nq_cli_usage(FILE *out, const char *prog);
+
+/* Writes the help text of the options only nqueens-mpi has, which follows
+ * nq_cli_usage()'s in its --help. */
+void nq_cli_usage_mpi(FILE *out);
 
 /* Reports a bad-input message the way every program does: one line on stderr. */
 void nq_cli_report_bad(const char *prog, const char *message);

@@ -3,8 +3,12 @@
  *
  * Like the workers, the main thread polls and naps instead of blocking in
  * MPI, so it stays responsive to signals and leaves the cores to the
- * compute threads.  It is the only thread that calls MPI.
+ * compute threads.  It is the only thread that calls MPI.  It never waits
+ * on another rank either: what it sends goes out with MPI_Isend, since a
+ * large ASSIGN to a stopped rank would never complete, and a rank silent
+ * for longer than the rank timeout is left behind (roster.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,45 +18,135 @@
 #include "mpi/coordinator.h"
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
+#include "mpi/roster.h"
 #include "mpi/team.h"
+
+/* Rank 0's side of the conversation with one other rank. */
+typedef struct outbox {
+    MPI_Request assign_req;  /* the last ASSIGN, while MPI may still read it */
+    uint64_t *assign;        /* that ASSIGN's chunks */
+    uint64_t cap;
+    int asked;               /* its REQUEST is unanswered... */
+    uint64_t wants;          /* ...and asks for this many chunks */
+} outbox;
 
 /* Rank 0's state while the run lasts. */
 typedef struct coord {
     const nq_mpi_coord_config *cfg;
     nq_ledger *ledger;
+    nq_mpi_roster *roster;
+    outbox *out;             /* per rank (0 unused) */
+    int waiting;             /* ranks whose REQUEST is unanswered */
+    int gave_back;           /* chunks went back to the ledger since the last
+                                look at the waiting REQUESTs */
     atomic_int *stop;        /* the run's stop flag: cancel or a failed journal */
     atomic_int team_stop;    /* tells rank 0's own team to stop */
-    unsigned char *gone;     /* ranks that said BYE */
-    int left;                /* ranks still to say BYE */
-    uint64_t *assign;        /* ASSIGN message buffer */
     uint64_t *results;       /* RESULT message buffer */
     size_t results_words;
     int closed;              /* STOP sent, no more chunks go out */
     double stop_deadline;    /* when a closed run gives up on silent ranks */
+    double beat;             /* the other ranks' heartbeat interval */
+    double last_poll;        /* nq_now() at the main loop's last turn */
+    double next_check;       /* when to look for silent ranks next */
     int failure, failed_rank;
 } coord;
 
+/* Rank 0's team takes chunks straight from the ledger.  When none is free
+ * but the count is not complete, other ranks hold the rest, and a rank
+ * that stalls gives its chunks back: the thread waits for that, napping,
+ * instead of leaving, so that rank 0 alone can still finish the count. */
 static int coord_take(void *user, uint64_t *chunk)
 {
-    return nq_ledger_take(user, chunk);
+    coord *c = user;
+    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    while (!nq_ledger_take(c->ledger, chunk)) {
+        if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
+            nq_ledger_complete(c->ledger))
+            return 0;
+        nq_mpi_nap(&nap_ns, 0);
+    }
+    return 1;
 }
 
 static void coord_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
-    nq_ledger_finish(user, chunk, counts);
+    coord *c = user;
+    nq_ledger_finish(c->ledger, chunk, counts);
 }
 
-/* Answers a REQUEST from rank src with up to the chunks it wants. */
-static void answer_request(coord *c, int src)
+/* Tells the user about a rank (formatted like printf). */
+static void notice(const coord *c, const char *fmt, ...)
 {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (c->cfg->notice)
+        c->cfg->notice(line, c->cfg->notice_user);
+}
+
+static void fail(coord *c, int code, int rank)
+{
+    if (!c->failure) {
+        c->failure = code;
+        c->failed_rank = rank;
+    }
+}
+
+/* Answers rank r's waiting REQUEST with chunks, or with the end once the
+ * count is complete or the run closed; otherwise the REQUEST keeps waiting
+ * for chunks that a stalled rank gives back.  A silent rank gets no chunks,
+ * only the end. */
+static void answer(coord *c, int r)
+{
+    outbox *o = &c->out[r];
+    uint64_t k = 0;
+    if (!o->asked)
+        return;
+    if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
+        while (k < o->wants && nq_ledger_take(c->ledger, &o->assign[k]))
+            nq_mpi_roster_assigned(c->roster, r, o->assign[k++]);
+    if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger))
+        return;
+    MPI_Isend(o->assign, (int)k, MPI_UINT64_T, r, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD,
+              &o->assign_req);
+    o->asked = 0;
+    c->waiting--;
+}
+
+/* Receives a REQUEST from rank src and answers it if it can. */
+static void take_request(coord *c, int src)
+{
+    outbox *o = &c->out[src];
     uint64_t want = 0;
     MPI_Recv(&want, 1, MPI_UINT64_T, src, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (want > NQ_MPI_MAX_ASSIGN)
-        want = NQ_MPI_MAX_ASSIGN;
-    int k = 0;
-    while ((uint64_t)k < want && nq_ledger_take(c->ledger, &c->assign[k]))
-        k++;
-    MPI_Send(c->assign, k, MPI_UINT64_T, src, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD);
+    want = want < 1 ? 1 : want > NQ_MPI_MAX_ASSIGN ? NQ_MPI_MAX_ASSIGN : want;
+    /* A rank asks again only once our last ASSIGN reached it, so this wait
+     * ends at once; then its buffer is free again. */
+    nq_mpi_wait_napping(&o->assign_req);
+    if (want > o->cap) {
+        uint64_t *grown = realloc(o->assign, want * sizeof *grown);
+        if (grown) {
+            o->assign = grown;
+            o->cap = want;
+        } else {
+            fail(c, NQ_ENOMEM, 0);
+        }
+    }
+    if (!o->asked)
+        c->waiting++;
+    o->asked = 1;
+    o->wants = want < o->cap ? want : o->cap;
+    answer(c, src);
+}
+
+/* Answers every waiting REQUEST that can be answered now. */
+static void answer_waiting(coord *c)
+{
+    for (int r = 1; r < c->cfg->ranks && c->waiting > 0; r++)
+        answer(c, r);
+    c->gave_back = 0;
 }
 
 /* Receives a RESULT message of `words` words from src into the ledger.
@@ -71,17 +165,13 @@ static int take_results(coord *c, int src, int words)
     for (int i = 0; i + NQ_MPI_RESULT_WORDS <= words; i += NQ_MPI_RESULT_WORDS) {
         nq_counts counts;
         uint64_t chunk = nq_mpi_unpack_counts(&c->results[i], &counts);
-        nq_ledger_finish(c->ledger, chunk, &counts); /* ignores a chunk outside the run */
+        nq_mpi_roster_returned(c->roster, src, chunk);
+        /* Counts a chunk once, even when a rank that stalled and came back
+         * returns one that another rank already did; ignores one outside
+         * the run. */
+        nq_ledger_finish(c->ledger, chunk, &counts);
     }
     return 0;
-}
-
-static void fail(coord *c, int code, int rank)
-{
-    if (!c->failure) {
-        c->failure = code;
-        c->failed_rank = rank;
-    }
 }
 
 /* Receives a BYE from src: that rank's threads have stopped. */
@@ -89,13 +179,19 @@ static void take_bye(coord *c, int src)
 {
     uint64_t status = 0;
     MPI_Recv(&status, 1, MPI_UINT64_T, src, NQ_MPI_TAG_BYE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (!c->gone[src]) {
-        c->gone[src] = 1;
-        c->left--;
-    }
+    nq_mpi_roster_gone(c->roster, src);
     const int code = (int)(int64_t)status;
     if (code < 0 && code != NQ_ECANCELLED)
         fail(c, code, src);
+}
+
+/* Rank src spoke: it is alive, and back in the run if it was silent. */
+static void heard(coord *c, int src)
+{
+    const double was_silent = nq_mpi_roster_heard(c->roster, src, nq_now());
+    if (was_silent > 0)
+        notice(c, "rank %d answered again after %.1f s of silence; it is back in the run", src,
+               was_silent);
 }
 
 /* Handles every message waiting.  Returns 1 if there was any. */
@@ -109,19 +205,39 @@ static int serve(coord *c)
         if (!flag)
             return busy;
         busy = 1;
+        heard(c, st.MPI_SOURCE);
         switch (st.MPI_TAG) {
-        case NQ_MPI_TAG_REQUEST: answer_request(c, st.MPI_SOURCE); break;
+        case NQ_MPI_TAG_REQUEST: take_request(c, st.MPI_SOURCE); break;
         case NQ_MPI_TAG_RESULT:
             MPI_Get_count(&st, MPI_UINT64_T, &words);
             if (take_results(c, st.MPI_SOURCE, words) < 0)
                 fail(c, NQ_ENOMEM, 0);
             break;
         case NQ_MPI_TAG_BYE: take_bye(c, st.MPI_SOURCE); break;
-        default: /* not ours: drain it so it cannot clog the queue */
+        default: /* a HEARTBEAT, whose news was its arrival, or a stray tag:
+                    drain it so it cannot clog the queue */
             MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             break;
         }
+    }
+}
+
+/* Takes every live rank unheard for longer than the rank timeout for
+ * stalled, and gives the chunks it holds to the others. */
+static void check_silence(coord *c, double now)
+{
+    int r;
+    while ((r = nq_mpi_roster_find_silent(c->roster, now, c->cfg->rank_timeout)) > 0) {
+        double silent_for = 0;
+        const uint64_t held = nq_mpi_roster_silence(c->roster, r, now, c->ledger, &silent_for);
+        c->gave_back |= held > 0;
+        char what[64] = "it held no chunk";
+        if (held)
+            snprintf(what, sizeof what, "the %llu chunk%s it held go%s to the other ranks",
+                     (unsigned long long)held, held == 1 ? "" : "s", held == 1 ? "es" : "");
+        notice(c, "rank %d has not been heard from for %.1f s (stopped, hung or cut off?): %s",
+               r, silent_for, what);
     }
 }
 
@@ -136,24 +252,47 @@ static void close_run(coord *c)
     nq_ledger_close(c->ledger);
     atomic_store(&c->team_stop, 1);
     for (int r = 1; r < c->cfg->ranks; r++)
-        if (!c->gone[r])
-            MPI_Send(NULL, 0, MPI_UINT64_T, r, NQ_MPI_TAG_STOP, MPI_COMM_WORLD);
+        if (nq_mpi_roster_state(c->roster, r) != NQ_MPI_RANK_GONE) {
+            MPI_Request req; /* no payload: nothing to keep alive until it is sent */
+            MPI_Isend(NULL, 0, MPI_UINT64_T, r, NQ_MPI_TAG_STOP, MPI_COMM_WORLD, &req);
+            MPI_Request_free(&req);
+        }
 }
 
-/* The main thread's loop: serves the ranks until the team and every other
- * rank are done, or a closed run's grace runs out (then *abandoned). */
+/* One look at the clock: a long gap since the last turn means rank 0
+ * itself did not run (stopped, or starved of CPU), which is no other
+ * rank's silence; then, now and then, the search for silent ranks. */
+static void watch_ranks(coord *c)
+{
+    const double now = nq_now();
+    if (now - c->last_poll > c->beat)
+        nq_mpi_roster_pause(c->roster, now - c->last_poll);
+    c->last_poll = now;
+    if (now >= c->next_check) {
+        check_silence(c, now);
+        c->next_check = now + c->beat / 2;
+    }
+}
+
+/* The main thread's loop: serves the ranks until the team is done and
+ * every other rank said goodbye or is silent, or a closed run's grace runs
+ * out (then *abandoned). */
 static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
+        watch_ranks(c);
         int busy = serve(c);
         if (team_started && atomic_load(&team->error))
             fail(c, atomic_load(&team->error), 0);
         if (c->failure || atomic_load(c->stop))
             close_run(c);
-        if ((!team_started || nq_mpi_team_finished(team)) && c->left <= 0)
+        if (c->waiting && (c->gave_back || c->closed || nq_ledger_complete(c->ledger)))
+            answer_waiting(c);
+        const int live = nq_mpi_roster_live(c->roster);
+        if ((!team_started || nq_mpi_team_finished(team)) && live == 0)
             return;
-        if (c->closed && nq_now() > c->stop_deadline && c->left > 0) {
+        if (c->closed && nq_now() > c->stop_deadline && live > 0) {
             *abandoned = 1;
             return;
         }
@@ -161,35 +300,69 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
     }
 }
 
+/* Allocates rank 0's state; NULL when memory is short. */
+static coord *coord_create(const nq_mpi_coord_config *cfg)
+{
+    coord *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->out = calloc((size_t)cfg->ranks, sizeof *c->out);
+    const double now = nq_now();
+    if (!c->out || nq_mpi_roster_create(&c->roster, cfg->ranks,
+                                        nq_ledger_chunks(cfg->run->ledger), now) < 0) {
+        free(c->out);
+        free(c);
+        return NULL;
+    }
+    for (int r = 0; r < cfg->ranks; r++)
+        c->out[r].assign_req = MPI_REQUEST_NULL;
+    c->cfg = cfg;
+    c->ledger = cfg->run->ledger;
+    c->stop = nq_run_stop_flag(cfg->run);
+    c->beat = nq_mpi_heartbeat_interval(cfg->rank_timeout);
+    c->last_poll = now;
+    c->next_check = now;
+    atomic_init(&c->team_stop, 0);
+    return c;
+}
+
+/* Frees rank 0's state once no send can still read it: each rank that
+ * said goodbye had received its last ASSIGN.  With a rank silent or
+ * abandoned, a send to it may never complete, so everything is left to the
+ * process's end (the caller aborts the job). */
+static void coord_free(coord *c, int keep)
+{
+    if (keep)
+        return;
+    for (int r = 1; r < c->cfg->ranks; r++) {
+        nq_mpi_wait_napping(&c->out[r].assign_req);
+        free(c->out[r].assign);
+    }
+    nq_mpi_roster_free(&c->roster);
+    free(c->results);
+    free(c->out);
+    free(c);
+}
+
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
 {
     memset(out, 0, sizeof *out);
     /* On the heap: when a rank is abandoned, our own team may still be
      * running and is left holding it while the caller aborts the job. */
-    coord *c = calloc(1, sizeof *c);
-    if (c) {
-        c->gone = calloc((size_t)cfg->ranks, 1);
-        c->assign = malloc(NQ_MPI_MAX_ASSIGN * sizeof *c->assign);
-    }
-    if (!c || !c->gone || !c->assign) {
+    coord *c = coord_create(cfg);
+    if (!c) {
         /* Too little memory to even track the ranks: end the whole job now
          * rather than leave the others waiting on us. */
         fprintf(stderr, "nqueens-mpi: rank 0: %s\n", nq_strerror(NQ_ENOMEM));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    c->cfg = cfg;
-    c->ledger = cfg->run->ledger;
-    c->stop = nq_run_stop_flag(cfg->run);
-    c->left = cfg->ranks - 1;
-    atomic_init(&c->team_stop, 0);
-
     nq_mpi_team team = {
         .job = cfg->job,
         .chunk_units = nq_ledger_chunk_units(c->ledger),
         .threads = cfg->threads,
         .cancel = c->stop,
         .stop = &c->team_stop,
-        .source = {coord_take, coord_done, c->ledger},
+        .source = {coord_take, coord_done, c},
     };
     const int team_started = nq_mpi_team_start(&team) == 0;
     if (!team_started) /* keep serving the protocol so the others end cleanly */
@@ -205,10 +378,7 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     if (c->failure)
         snprintf(out->message, sizeof out->message, "rank %d failed: %s", c->failed_rank,
                  nq_strerror(c->failure));
-    free(c->results);
-    free(c->assign);
-    free(c->gone);
-    if (!out->abandoned)
-        free(c);
+    out->silent_rank = nq_mpi_roster_first_silent(c->roster, nq_now(), &out->silent_for);
+    coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

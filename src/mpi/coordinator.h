@@ -8,6 +8,12 @@
  * too: its own team takes chunks straight from the ledger, while the main
  * thread answers the other ranks.  Chunks go out first come, first served,
  * a few at a time, so fast and slow ranks finish together.
+ *
+ * A rank that stays silent longer than the rank timeout (roster.h) is
+ * taken for stalled: the chunks it holds go to the live ranks, rank 0's
+ * own team included, and the count completes without it.  A stalled rank
+ * cannot be waited for at the end, so the caller then ends the job with
+ * MPI_Abort once the result is out.
  */
 #ifndef NQ_MPI_COORDINATOR_H
 #define NQ_MPI_COORDINATOR_H
@@ -21,12 +27,21 @@ typedef struct nq_mpi_coord_config {
     nq_run *run;         /* started on the job; its ledger dispenses the chunks */
     int ranks;           /* MPI_COMM_WORLD size */
     int threads;         /* rank 0's compute threads, >= 1 */
+    double rank_timeout; /* seconds a rank may stay silent before it is taken for stalled */
+    /* Tells the user, in one line without the program's name, that a rank
+     * stalled or came back.  Called from the main thread. */
+    void (*notice)(const char *message, void *user);
+    void *notice_user;
 } nq_mpi_coord_config;
 
 typedef struct nq_mpi_outcome {
     char message[256];      /* why the run failed, when it did */
     int abandoned;          /* some rank never said goodbye after STOP: the
                                caller must MPI_Abort instead of finalizing */
+    int silent_rank;        /* a rank still silent at the end (the lowest), or 0:
+                               it will never reach MPI_Finalize, so the caller
+                               must end the job with MPI_Abort */
+    double silent_for;      /* seconds that rank had been silent */
 } nq_mpi_outcome;
 
 /* Seconds the ranks get to stop and say goodbye after a STOP (cancel or a
@@ -37,11 +52,11 @@ typedef struct nq_mpi_outcome {
 
 /*
  * Runs rank 0's side of the job until every chunk is counted and every
- * other rank said goodbye, or the run stops.  Returns 0 (every chunk was
- * handed out and every rank finished), NQ_ECANCELLED (the run's stop flag
- * was raised), or the error of a failed rank with out->message set.  The
- * counts are the run's ledger's.  Collective: every other rank must be in
- * nq_mpi_work().
+ * other rank said goodbye or is silent, or the run stops.  Returns 0 (every
+ * chunk was counted), NQ_ECANCELLED (the run's stop flag was raised), or
+ * the error of a failed rank with out->message set; out->silent_rank names
+ * a rank that never came back.  The counts are the run's ledger's.
+ * Collective: every other rank must be in nq_mpi_work().
  */
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out);
 

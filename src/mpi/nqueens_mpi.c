@@ -12,9 +12,13 @@
  * Only rank 0 prints and only rank 0 touches the journal.  Every rank
  * leaves with the same decision, so mpiexec's exit status is the run's: 0,
  * 2 for bad input (journal trouble included), 1 for a failure, 128 +
- * signal when interrupted.
+ * signal when interrupted.  A rank that stalls is left behind (its chunks
+ * go to the others); since it cannot reach MPI_Finalize, rank 0 then ends
+ * the job with MPI_Abort once the result is out: exit status 3 when the
+ * count is complete (the total printed is exact).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +30,8 @@
 #include "cli/console.h"
 #include "cli/options.h"
 #include "cli/version.h"
+#include "mpi/closing.h"
 #include "mpi/coordinator.h"
-#include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/worker.h"
 
@@ -53,7 +57,10 @@ typedef struct program {
 static int act_on_rank0(int action, const char *err, program *pg)
 {
     switch (action) {
-    case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
+    case NQ_CLI_HELP:
+        nq_cli_usage(stdout, PROG);
+        nq_cli_usage_mpi(stdout);
+        return 0;
     case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); return 0;
     case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
     default: break;
@@ -81,6 +88,8 @@ static int plan_on_rank0(program *pg, nq_plan *plan, int64_t *msg)
     msg[NQ_MPI_PLAN_IDENTITY] = (int64_t)nq_job_identity(plan->job);
     msg[NQ_MPI_PLAN_CHUNK_UNITS] = (int64_t)plan->chunk_units;
     msg[NQ_MPI_PLAN_JOURNAL] = plan->journal != NULL;
+    msg[NQ_MPI_PLAN_RANK_TIMEOUT] =
+        pg->opt.rank_timeout > 0 ? pg->opt.rank_timeout : NQ_CLI_RANK_TIMEOUT_DEFAULT;
     return PLAN_RUN;
 }
 
@@ -133,12 +142,58 @@ static int report(int ret, const char *message, const program *pg, const nq_plan
     return 0;
 }
 
-/* Rank 0: runs the planned job with the other ranks and reports it. */
-static int count_on_rank0(const program *pg, nq_plan *plan)
+/* Rank 0's console while the run lasts: the monitor thread draws progress
+ * while the main thread may report a rank that stalled or came back; one
+ * lock keeps their lines whole. */
+typedef struct console {
+    pthread_mutex_t lock;
+    const nq_settings *settings; /* its progress and notice callbacks draw */
+} console;
+
+static void console_progress(const nq_progress *p, void *user)
 {
-    nq_settings s = pg->opt.settings;
-    s.cancel = &nq_cli_cancel;
-    const nq_run_config rc = nq_plan_run_config(plan, &s, nq_now() - (MPI_Wtime() - pg->start));
+    console *c = user;
+    pthread_mutex_lock(&c->lock);
+    c->settings->progress(p, c->settings->progress_user);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void console_notice(const char *message, void *user)
+{
+    console *c = user;
+    pthread_mutex_lock(&c->lock);
+    c->settings->notice(message, c->settings->notice_user);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Rank 0, result or resume hint already out: rank `out->silent_rank`
+ * stayed silent to the end and will never reach MPI_Finalize, so the job
+ * can only end by MPI_Abort, with `status` (3 for a complete count). */
+static void end_without_silent_rank(const nq_mpi_outcome *out, int status)
+{
+    const int code = status == 0 ? NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK : status;
+    fprintf(stderr,
+            PROG ": %srank %d has been silent for %.0f s and cannot take part in the "
+            "job's end: aborting the job with exit status %d\n",
+            status == 0 ? "the count is complete and exact, but " : "", out->silent_rank,
+            out->silent_for, code);
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+/* Rank 0: runs the planned job with the other ranks and reports it. */
+static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
+{
+    const nq_settings *s = &pg->opt.settings;
+    console con = {.settings = s};
+    pthread_mutex_init(&con.lock, NULL);
+    nq_settings drawn = *s;
+    drawn.cancel = &nq_cli_cancel;
+    drawn.progress = s->progress ? console_progress : NULL;
+    drawn.progress_user = &con;
+    const nq_run_config rc =
+        nq_plan_run_config(plan, &drawn, nq_now() - (MPI_Wtime() - pg->start));
     nq_run run;
     nq_mpi_outcome out = {.message = ""};
     int ret = nq_run_start(&run, &rc);
@@ -147,7 +202,15 @@ static int count_on_rank0(const program *pg, nq_plan *plan)
         fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    const nq_mpi_coord_config cfg = {plan->job, &run, pg->ranks, pg->threads};
+    const nq_mpi_coord_config cfg = {
+        .job = plan->job,
+        .run = &run,
+        .ranks = pg->ranks,
+        .threads = pg->threads,
+        .rank_timeout = rank_timeout,
+        .notice = console_notice,
+        .notice_user = &con,
+    };
     ret = nq_mpi_coordinate(&cfg, &out);
     if (out.abandoned) {
         /* A rank is stuck or gone: end the job instead of waiting in
@@ -166,7 +229,11 @@ static int count_on_rank0(const program *pg, nq_plan *plan)
     nq_result r;
     memset(&r, 0, sizeof r);
     nq_plan_result(plan, &sum, done, resumed, pg->total_threads, MPI_Wtime() - pg->start, &r);
-    return report(ret, out.message, pg, plan, &r);
+    const int status = report(ret, out.message, pg, plan, &r);
+    if (out.silent_rank)
+        end_without_silent_rank(&out, status);
+    pthread_mutex_destroy(&con.lock);
+    return status;
 }
 
 /* A non-zero rank's exit status after its part of the run. */
@@ -194,7 +261,7 @@ int main(int argc, char **argv)
 
     /* Every rank parses (threads are per rank); rank 0's reading decides. */
     char err[256] = "";
-    int action = nq_cli_parse(argc, argv, &pg.opt, err, sizeof err);
+    int action = nq_cli_parse_mpi(argc, argv, &pg.opt, err, sizeof err);
     pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
     MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (pg.total_threads > NQ_MAX_THREADS)
@@ -224,17 +291,16 @@ int main(int argc, char **argv)
         if (!same_job_everywhere(&pg, msg, &plan))
             status = 1;
         else if (pg.rank == 0)
-            status = count_on_rank0(&pg, &plan);
+            status = count_on_rank0(&pg, &plan, (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT]);
         else
-            status = worker_status(
-                nq_mpi_work(plan.job, plan.chunk_units, pg.threads, &nq_cli_cancel));
-        /* Meet the other ranks without spinning, then finalize. */
-        MPI_Request closing;
-        MPI_Ibarrier(MPI_COMM_WORLD, &closing);
-        nq_mpi_wait_napping(&closing);
+            status = worker_status(nq_mpi_work(plan.job, plan.chunk_units, pg.threads,
+                                               (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT],
+                                               &nq_cli_cancel));
     }
     nq_plan_close(&plan);
     free(pg.typed);
-    MPI_Finalize();
+    fflush(stdout);
+    const int ran = msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN;
+    nq_mpi_close_job(ran, ran ? (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT] : 0, status);
     return status;
 }

@@ -10,6 +10,14 @@
  * Counts travel as pairs of uint64 halves because MPI has no 128-bit type.
  * Messages between one pair of ranks arrive in order, which the protocol
  * relies on: a rank's RESULTs always precede its BYE.
+ *
+ * Rank 0 answers a REQUEST when it has chunks to give, or with the end
+ * once every chunk is counted (or the run stops); until then the REQUEST
+ * waits, since the chunks of a rank that stalls go out again.  A rank's
+ * main thread sends a HEARTBEAT whenever it has sent nothing else for a
+ * heartbeat interval, so a rank busy with a long chunk is never taken for
+ * a stalled one (roster.h).  A HEARTBEAT is a synchronous send and a rank
+ * keeps at most one in flight: a stopped rank 0 is not flooded.
  */
 #ifndef NQ_MPI_PROTOCOL_H
 #define NQ_MPI_PROTOCOL_H
@@ -24,6 +32,7 @@ enum nq_mpi_tag {
     NQ_MPI_TAG_RESULT,      /* worker -> 0: NQ_MPI_RESULT_WORDS uint64 per chunk */
     NQ_MPI_TAG_STOP,        /* 0 -> worker: no payload; stop after the current unit */
     NQ_MPI_TAG_BYE,         /* worker -> 0: uint64 status (0 or a negative NQ_E* code) */
+    NQ_MPI_TAG_HEARTBEAT,   /* worker -> 0: no payload; "still here" */
 };
 
 /* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi. */
@@ -42,8 +51,18 @@ enum nq_mpi_plan_field {
     NQ_MPI_PLAN_IDENTITY, /* nq_job_identity, as bits */
     NQ_MPI_PLAN_CHUNK_UNITS, /* the plan's chunking */
     NQ_MPI_PLAN_JOURNAL,  /* 1 when rank 0 keeps a journal (signal policy) */
+    NQ_MPI_PLAN_RANK_TIMEOUT, /* seconds a rank may stay silent (sets the heartbeat) */
     NQ_MPI_PLAN_FIELDS_
 };
+
+/* Seconds between a rank's heartbeats for a rank timeout of `timeout`
+ * seconds: at least four beats fit in the timeout, and a long one costs
+ * rank 0 one message per rank per second at most. */
+static inline double nq_mpi_heartbeat_interval(double timeout)
+{
+    const double beat = timeout / 4;
+    return beat < 1.0 ? beat : 1.0;
+}
 
 static inline void nq_mpi_pack_counts(uint64_t *w, uint64_t chunk, const nq_counts *c)
 {

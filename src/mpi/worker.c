@@ -6,6 +6,9 @@
  * so it does not spin a core that the compute threads need.  If rank 0
  * dies, the MPI runtime ends this process (Open MPI aborts the whole job
  * when any rank exits abnormally); nothing here waits forever on its own.
+ * Between polls the main thread also keeps rank 0 hearing from it: a
+ * heartbeat goes out whenever nothing else did for a heartbeat interval,
+ * however long the chunks in hand take.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 
 #include <mpi.h>
 
+#include "core/util.h"
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/team.h"
@@ -28,6 +32,10 @@ typedef struct worker {
     atomic_int stop;          /* cancel or STOP: threads quit after their unit */
     uint64_t *results;        /* finished chunks waiting to be sent */
     size_t results_len;
+    /* Main thread only. */
+    double beat;              /* heartbeat interval, seconds */
+    double last_sent;         /* nq_now() when rank 0 was last sent anything */
+    MPI_Request beat_req;     /* the heartbeat in flight, if any */
 } worker;
 
 static int worker_take(void *user, uint64_t *chunk)
@@ -67,9 +75,11 @@ static int send_results(worker *w, uint64_t *out)
     memcpy(out, w->results, k * NQ_MPI_RESULT_WORDS * sizeof *out);
     w->results_len = 0;
     pthread_mutex_unlock(&w->lock);
-    if (k)
+    if (k) {
         MPI_Send(out, (int)(k * NQ_MPI_RESULT_WORDS), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT,
                  MPI_COMM_WORLD);
+        w->last_sent = nq_now();
+    }
     return k > 0;
 }
 
@@ -112,6 +122,24 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
         return 0;
     MPI_Irecv(assign, (int)w->cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD, pending);
     MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
+    w->last_sent = nq_now();
+    return 1;
+}
+
+/* Sends a heartbeat when rank 0 heard nothing from us for a heartbeat
+ * interval and the last one has arrived.  It is a synchronous send, done
+ * only once rank 0 took it, so a stopped rank 0 finds one heartbeat per
+ * rank waiting, not one per interval.  Returns 1 if one went out. */
+static int heartbeat(worker *w)
+{
+    int arrived = 1;
+    if (w->beat_req != MPI_REQUEST_NULL)
+        MPI_Test(&w->beat_req, &arrived, MPI_STATUS_IGNORE);
+    const double now = nq_now();
+    if (!arrived || now - w->last_sent < w->beat)
+        return 0;
+    MPI_Issend(NULL, 0, MPI_BYTE, 0, NQ_MPI_TAG_HEARTBEAT, MPI_COMM_WORLD, &w->beat_req);
+    w->last_sent = now;
     return 1;
 }
 
@@ -149,16 +177,21 @@ static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_i
         busy |= send_results(w, outbox);
         busy |= request_chunks(w, assign, &pending);
         busy |= receive_chunks(w, assign, &pending);
+        busy |= heartbeat(w);
         if ((!team_started || nq_mpi_team_finished(team)) && pending == MPI_REQUEST_NULL)
             return;
         nq_mpi_nap(&nap_ns, busy);
     }
 }
 
-int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *cancel)
+int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,
+                atomic_int *cancel)
 {
     worker w;
     memset(&w, 0, sizeof w);
+    w.beat = nq_mpi_heartbeat_interval(rank_timeout);
+    w.last_sent = nq_now();
+    w.beat_req = MPI_REQUEST_NULL;
     w.cap = (size_t)threads + 1;
     w.queue = malloc(w.cap * sizeof *w.queue);
     w.results = malloc(w.cap * NQ_MPI_RESULT_WORDS * sizeof *w.results);
@@ -185,6 +218,9 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, atomic_int *canc
         ret = nq_mpi_team_join(&team);
         send_results(&w, outbox);
     }
+    /* No send may be left pending at MPI_Finalize; rank 0 serves us until
+     * our BYE, so the heartbeat in flight is taken soon. */
+    nq_mpi_wait_napping(&w.beat_req);
     /* Said even after a failure, so rank 0 is not left waiting. */
     uint64_t status = (uint64_t)(int64_t)ret;
     MPI_Send(&status, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);

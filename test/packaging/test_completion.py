@@ -3,7 +3,7 @@
 options each tool's --help prints.
 
 Run by meson as
-  test_completion.py BASH_FILE ZSH_FILE NQUEENS NQUEENS_BENCH
+  test_completion.py BASH_FILE ZSH_FILE NQUEENS NQUEENS_BENCH [NQUEENS_MPI]
 """
 import os
 import re
@@ -15,7 +15,7 @@ import unittest
 
 from tool_run import help_options
 
-BASH_FILE = ZSH_FILE = NQUEENS = BENCH = None
+BASH_FILE = ZSH_FILE = NQUEENS = BENCH = MPI = None
 ENGINES = {"auto", "plain", "mirror", "full", "mitm"}
 
 # Sources the completion, sets the words as bash does for the line typed so
@@ -66,6 +66,8 @@ class Bash(unittest.TestCase):
     def test_options_match_help(self):
         self.assertEqual(complete("_nqueens", "nqueens", "-"), help_options(NQUEENS))
         self.assertEqual(complete("_nqueens_bench", "nqueens-bench", "-"), help_options(BENCH))
+        if MPI:
+            self.assertEqual(complete("_nqueens", "nqueens-mpi", "-"), help_options(MPI))
 
     def test_checkpoint_completes_files(self):
         with tempfile.TemporaryDirectory() as d:
@@ -89,6 +91,13 @@ class Bash(unittest.TestCase):
                                                  "complete -F _nqueens_bench nqueens-bench"])
 
 
+def zsh_mpi_only():
+    """Options the zsh completion adds for nqueens-mpi alone (its mpi_only array)."""
+    with open(ZSH_FILE, encoding="utf-8") as f:
+        line = next(l for l in f if "mpi_only=('" in l)
+    return set(re.findall(r"'(--[a-z-]+)=", line))
+
+
 def zsh_options(service_pattern):
     """Options of the zsh _arguments specs in the case branch `service_pattern)`."""
     with open(ZSH_FILE, encoding="utf-8") as f:
@@ -109,6 +118,8 @@ class Zsh(unittest.TestCase):
     def test_options_match_help(self):
         self.assertEqual(zsh_options("*"), help_options(NQUEENS))
         self.assertEqual(zsh_options("nqueens-bench"), help_options(BENCH))
+        if MPI:
+            self.assertEqual(zsh_options("*") | zsh_mpi_only(), help_options(MPI))
 
     def test_parses(self):
         zsh = shutil.which("zsh")
@@ -120,5 +131,6 @@ class Zsh(unittest.TestCase):
 
 if __name__ == "__main__":
     BASH_FILE, ZSH_FILE, NQUEENS, BENCH = sys.argv[1:5]
+    MPI = sys.argv[5] if len(sys.argv) > 5 else None
     del sys.argv[1:]
     unittest.main(verbosity=2)

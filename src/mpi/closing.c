@@ -1,0 +1,63 @@
+/*
+ * closing.c - the end of an nqueens-mpi job (see closing.h).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "core/util.h"
+#include "mpi/closing.h"
+#include "mpi/nap.h"
+
+typedef struct watchdog {
+    pthread_t thread;
+    atomic_int done;      /* the main thread is through MPI_Finalize */
+    double deadline;      /* nq_now() when the watchdog ends the process */
+    double timeout;
+    int status;
+} watchdog;
+
+static void *watch(void *arg)
+{
+    watchdog *w = arg;
+    const struct timespec tick = {0, 20000000L}; /* 20 ms: the end is late by that at most */
+    while (!atomic_load(&w->done)) {
+        if (nq_now() > w->deadline) {
+            const int code = w->status == 0 ? NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK : w->status;
+            fprintf(stderr,
+                    "nqueens-mpi: %sa rank has not reached the end of the job within %.0f s "
+                    "(stopped, hung or cut off?): ending the job with exit status %d\n",
+                    w->status == 0 ? "the count is complete and exact, but " : "", w->timeout,
+                    code);
+            fflush(stderr);
+            _exit(code);
+        }
+        nanosleep(&tick, NULL);
+    }
+    return NULL;
+}
+
+void nq_mpi_close_job(int barrier, double timeout, int status)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    watchdog w = {.deadline = nq_now() + timeout, .timeout = timeout, .status = status};
+    atomic_init(&w.done, 0);
+    /* Without a thread there is no watchdog, and the end is as unbounded
+     * as MPI makes it: no reason to fail a finished job. */
+    const int watched = rank == 0 && timeout > 0 && pthread_create(&w.thread, NULL, watch, &w) == 0;
+    if (barrier) {
+        MPI_Request closing;
+        MPI_Ibarrier(MPI_COMM_WORLD, &closing);
+        nq_mpi_wait_napping(&closing);
+    }
+    MPI_Finalize();
+    if (watched) {
+        atomic_store(&w.done, 1);
+        pthread_join(w.thread, NULL);
+    }
+}

@@ -1,0 +1,29 @@
+/*
+ * closing.h - the end of an nqueens-mpi job: the closing barrier and
+ * MPI_Finalize, with a bound on how long rank 0 waits in them.
+ *
+ * Every rank meets the others in a barrier (polled with naps, so the rank
+ * that finished first does not spin a core) and then finalizes; Open MPI's
+ * MPI_Finalize waits for every rank too.  A rank that stops or hangs after
+ * its last word to rank 0 would hold rank 0 there forever, after the
+ * result is out.  So on rank 0 a watchdog thread ends the process once the
+ * rank timeout has passed, which makes mpiexec end the job; it makes no
+ * MPI call, since only the main thread may.
+ */
+#ifndef NQ_MPI_CLOSING_H
+#define NQ_MPI_CLOSING_H
+
+/* Exit status of a count that is complete, its total printed and exact,
+ * whose job had to be ended because a rank could not be waited for. */
+#define NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK 3
+
+/*
+ * Ends this rank's part of the job: the closing barrier when `barrier`
+ * (every rank passes the same), then MPI_Finalize.  On rank 0 with a
+ * timeout > 0, if that takes longer than `timeout` seconds, says so on
+ * stderr and exits the process with `status`, or
+ * NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK for 0; stdout must be flushed before.
+ */
+void nq_mpi_close_job(int barrier, double timeout, int status);
+
+#endif /* NQ_MPI_CLOSING_H */
