@@ -54,6 +54,10 @@ enum nq_error {
     NQ_ECANCELLED = -10,       /**< the run was stopped through settings.cancel */
     NQ_EUNSUPPORTED = -11,     /**< the engine does not support this request */
     NQ_ETOO_MANY = -12,        /**< a listing would exceed its limit */
+    NQ_EJOURNAL_PATH = -13,    /**< the checkpoint path cannot hold a journal: no such
+                                    folder, no permission, not a regular file, a
+                                    dangling symbolic link, a name too long */
+    NQ_EJOURNAL_BUSY = -14,    /**< another run has the journal open (it is locked) */
 };
 
 /** The counting engines. */

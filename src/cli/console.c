@@ -100,7 +100,7 @@ void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, cons
     opt->settings.notice_user = view;
 }
 
-/* SIGINT/SIGTERM: the first asks the run to stop (the journal is flushed);
+/* SIGINT/SIGTERM/SIGHUP: the first asks the run to stop (the journal is flushed);
  * a second one, or any when there is no journal, exits now.  Only
  * async-signal-safe calls here. */
 static void on_signal(int sig)
@@ -123,6 +123,10 @@ void nq_cli_install_signal_handlers(int have_journal)
     exit_at_once = !have_journal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* A journal write past a file size limit then fails with EFBIG and is
+     * reported like a full disk, instead of killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Prints arg quoted for a POSIX shell when it needs it. */

@@ -3,10 +3,11 @@
  * by `nqueens` and `nqueens-mpi` (rank 0 draws; every rank handles signals).
  *
  * Progress is drawn on stderr: redrawn in place on a terminal, a plain line
- * every few seconds otherwise.  SIGINT/SIGTERM: with a journal, the first
- * raises the cancel flag (the run stops between units and the journal is
- * flushed) and a second exits at once; without a journal there is nothing
- * to save, so the first exits at once.  Exit status is 128 + the signal.
+ * every few seconds otherwise.  SIGINT/SIGTERM/SIGHUP (a closed terminal or
+ * SSH session): with a journal, the first raises the cancel flag (the run
+ * stops between units and the journal is flushed) and a second exits at
+ * once; without a journal there is nothing to save, so the first exits at
+ * once.  Exit status is 128 + the signal.
  */
 #ifndef NQ_CLI_CONSOLE_H
 #define NQ_CLI_CONSOLE_H
@@ -33,7 +34,7 @@ typedef struct nq_cli_progress_view {
     const char *prog;
 } nq_cli_progress_view;
 
-/* Raised (to 1) by the first SIGINT/SIGTERM; hand it to settings.cancel. */
+/* Raised (to 1) by the first SIGINT/SIGTERM/SIGHUP; hand it to settings.cancel. */
 extern atomic_int nq_cli_cancel;
 /* The first signal received, or 0. */
 extern volatile sig_atomic_t nq_cli_first_signal;
@@ -45,7 +46,9 @@ extern volatile sig_atomic_t nq_cli_first_signal;
  */
 void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, const char *prog);
 
-/* Installs the SIGINT/SIGTERM handlers; have_journal picks the policy above. */
+/* Installs the SIGINT/SIGTERM/SIGHUP handlers (have_journal picks the
+ * policy above) and ignores SIGXFSZ, so a journal that outgrows a file size
+ * limit fails with a message, as on a full disk. */
 void nq_cli_install_signal_handlers(int have_journal);
 
 /* One line on stderr telling how far the run got (units done) and the

@@ -11,10 +11,12 @@
  * like nq_count(), with the ranks' threads in place of the task pool.
  * Only rank 0 prints and only rank 0 touches the journal.  Every rank
  * leaves with the same decision, so mpiexec's exit status is the run's: 0,
- * 2 for bad input (journal trouble included), 1 for a failure, 128 +
- * signal when interrupted.
+ * 2 for bad input (a journal that cannot be used, is in use, or is another
+ * run's), 1 for a failure (a journal write failing mid-run, a rank lost, a
+ * result rank 0 cannot write), 128 + signal when interrupted.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,15 +179,31 @@ static int count_on_rank0(const program *pg, nq_plan *plan)
     return report(ret, out.message, pg, plan, &r);
 }
 
-/* A non-zero rank's exit status after its part of the run. */
+/* A non-zero rank's exit status after its part of the run; -1 when rank
+ * 0 stopped it (no signal of its own), which then takes rank 0's status. */
 static int worker_status(int ret)
 {
     const int sig = nq_cli_first_signal;
-    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + (sig > 0 ? sig : 15) : 1;
+    if (ret == NQ_ECANCELLED && sig <= 0)
+        return -1;
+    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + sig : 1;
+}
+
+/* Meets the other ranks without spinning (nq_mpi_wait_napping) and
+ * returns rank 0's status: every rank contributes, rank 0's is the
+ * largest. */
+static int meet_rank0(const program *pg, int status)
+{
+    int mine = pg->rank == 0 ? status : INT_MIN, decided = status;
+    MPI_Request closing;
+    MPI_Iallreduce(&mine, &decided, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &closing);
+    nq_mpi_wait_napping(&closing);
+    return decided;
 }
 
 int main(int argc, char **argv)
 {
+    nq_cli_guard_std_fds(); /* before MPI opens anything */
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
@@ -236,13 +254,14 @@ int main(int argc, char **argv)
         else
             status = worker_status(
                 nq_mpi_work(plan.job, plan.chunk_units, pg.threads, &nq_cli_cancel));
-        /* Meet the other ranks without spinning, then finalize. */
-        MPI_Request closing;
-        MPI_Ibarrier(MPI_COMM_WORLD, &closing);
-        nq_mpi_wait_napping(&closing);
+        /* A rank that rank 0 stopped (its journal failed, say) leaves with
+         * rank 0's status, so mpiexec's is the run's. */
+        const int decided = meet_rank0(&pg, status);
+        if (status < 0)
+            status = decided;
     }
     nq_plan_close(&plan);
     free(pg.typed);
     MPI_Finalize();
-    return status;
+    return nq_cli_close_stdout(PROG, status);
 }
