@@ -15,9 +15,23 @@
 #ifndef NQUEENS_NQUEENS_H
 #define NQUEENS_NQUEENS_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The cancel flag's type.  In C it is atomic_int, so C callers pass an
+ * `atomic_int *` as they always have.  C++ before C++23 has no <stdatomic.h>
+ * (and no _Atomic), so there it is std::atomic<int>: GCC, Clang and MSVC lay
+ * it out as C's atomic_int (one lock-free int), and C++23's <stdatomic.h>
+ * makes the two the same type.
+ */
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<int> nq_cancel_flag;
+#else
+#include <stdatomic.h>
+typedef atomic_int nq_cancel_flag;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,7 +124,7 @@ typedef struct nq_settings {
     double checkpoint_interval; /**< seconds between fsyncs of the journal (default 2) */
 
     /** Optional: set *cancel non-zero (a signal handler may) to stop the run promptly. */
-    atomic_int *cancel;
+    nq_cancel_flag *cancel;
 
     /** Optional: receives one line when a torn journal tail was discarded. */
     void (*notice)(const char *message, void *user);
@@ -241,7 +255,7 @@ NQ_API uint64_t nq_job_identity(const nq_job *job);
  * if *cancel (may be NULL) was raised; then *sum holds nothing of this call.
  */
 NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
-                        atomic_int *cancel, nq_counts *sum);
+                        nq_cancel_flag *cancel, nq_counts *sum);
 
 /**
  * Solves one unit on the calling thread (no pool) and stores its counts in
