@@ -160,8 +160,11 @@ class Counting(unittest.TestCase):
             self.assertGreaterEqual(doc["subproblems"], 1)
             self.assertIsInstance(doc["seconds"], float)
             self.assertEqual(set(doc), {"n", "engine", "threads", "split_depth", "subproblems",
-                                        "units_resumed", "total", "unique", "seconds",
-                                        "version"})
+                                        "units_resumed", "total", "unique", "estimated_seconds",
+                                        "seconds", "version"})
+            # plain's single unit is not sampled: no estimate.
+            estimate = doc["estimated_seconds"]
+            self.assertTrue(estimate is None if engine == "plain" else estimate > 0, estimate)
             if engine != "auto":
                 self.assertEqual(doc["engine"], engine)
             if doc["engine"] == "mirror":

@@ -104,6 +104,33 @@ typedef struct nq_progress {
 typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
 
 /**
+ * What a count is expected to take, handed to nq_settings.estimate before
+ * the bulk of the work.  The engine's relative cost estimate of every unit
+ * still to solve is calibrated by timing a small random sample of those
+ * units on all the run's threads (wall time, so the machine's load counts),
+ * and the scheduling model spreads the calibrated costs over the threads as
+ * the task pool will.  When the sample's units outlast its time budget
+ * (half a second), lower bounds come first (at_least = 1), rising while
+ * they run, and the calibrated figure when they finish.
+ */
+typedef struct nq_estimate {
+    double seconds;          /**< expected wall time of the whole nq_count() call,
+                                  planning and the sample included */
+    int at_least;            /**< 1: seconds is only a lower bound (the sample is still
+                                  running); 0: calibrated */
+    enum nq_engine engine;   /**< the engine that runs */
+    int threads;             /**< threads it runs on */
+    uint64_t units;          /**< units left to solve (resumed ones excluded) */
+    uint64_t sample_units;   /**< units timed (their work is done again by the run) */
+    double sample_seconds;   /**< wall time spent on the sample so far */
+    double seconds_per_cost; /**< the calibration: wall seconds a thread takes per unit
+                                  of the engine's relative cost estimate while all
+                                  threads work (a lower bound when at_least) */
+} nq_estimate;
+
+typedef void (*nq_estimate_fn)(const nq_estimate *estimate, void *user);
+
+/**
  * What to count and how.  Fill it with nq_default_settings() and then change
  * fields; new fields are added only at the end, with defaults that keep the
  * old behaviour.
@@ -130,7 +157,19 @@ typedef struct nq_settings {
     void (*notice)(const char *message, void *user);
     void *notice_user;
 
-    uint64_t reserved_[8];
+    /** Optional: the run's expected duration (see nq_estimate).  When set,
+     *  nq_count() times a random sample of the units left after planning
+     *  (about 1% of them, none started after half a second) and calls it
+     *  with the calibrated estimate, before that with rising lower bounds
+     *  while the sample's units outlast half a second.  Called one call at
+     *  a time, as the progress callback (never beside it), not
+     *  necessarily from the caller's thread, and always before nq_count()
+     *  returns.  Costs about 1% of the run (the sample is solved again);
+     *  unset (the default), nothing is sampled. */
+    nq_estimate_fn estimate;
+    void *estimate_user;
+
+    uint64_t reserved_[6];
 } nq_settings;
 
 /** Outcome of nq_count(). */

@@ -24,6 +24,9 @@
 #define NQ_CLI_PROGRESS_LINE_INTERVAL 5.0
 /* Progress samples kept for the current rate: 16 x 0.25 s = a 4 s window. */
 #define NQ_CLI_RATE_SAMPLES 16
+/* A count expected to take longer than this (seconds) is announced on
+ * stderr before it starts, and its progress line shows the estimate. */
+#define NQ_CLI_LONG_RUN 3600.0
 
 typedef struct nq_cli_progress_view {
     int tty;       /* redraw one line in place, else print plain lines */
@@ -32,6 +35,8 @@ typedef struct nq_cli_progress_view {
     uint64_t done[NQ_CLI_RATE_SAMPLES]; /* ...and units done then */
     unsigned samples;
     const char *prog;
+    nq_cli_options *opt;   /* receives the estimate, for --json */
+    int announced;         /* 0, or 1/2 once a lower bound/calibrated estimate was said */
 } nq_cli_progress_view;
 
 /* Raised (to 1) by the first SIGINT/SIGTERM/SIGHUP; hand it to settings.cancel. */
@@ -42,7 +47,10 @@ extern volatile sig_atomic_t nq_cli_first_signal;
 /*
  * Prepares *view for program `prog` and, when *opt asks for progress (or
  * leaves it to a terminal), points the progress and notice callbacks of
- * opt->settings at it.  The callbacks must be called one at a time.
+ * opt->settings at it, and the estimate callback always: a count expected
+ * to take over NQ_CLI_LONG_RUN is announced on stderr (engine, threads,
+ * duration) before it starts, the estimate goes into opt->estimate for
+ * --json.  The callbacks must be called one at a time.
  */
 void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, const char *prog);
 

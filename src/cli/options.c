@@ -258,6 +258,7 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
 {
     memset(opt, 0, sizeof *opt);
     nq_default_settings(&opt->settings);
+    opt->estimate = -1;
     given g = {0};
     int c;
     opterr = 0; /* we report our own one-line errors */
@@ -350,6 +351,10 @@ static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
            ", \"total\": %s, \"unique\": %s, ",
            r->split_depth, r->subproblems, r->units_resumed, total,
            r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
+    if (opt->estimate >= 0)
+        printf("\"estimated_seconds\": %.6g, ", opt->estimate);
+    else
+        printf("\"estimated_seconds\": null, ");
     printf("\"seconds\": %.6f, \"version\": \"%s\"}\n", r->seconds, nq_version());
 }
 

@@ -32,6 +32,7 @@ typedef struct nq_cli_options {
     uint64_t limit;
     enum nq_cli_format format;
     enum nq_cli_progress progress;
+    double estimate; /* the library's expected seconds for the count, or -1 */
 } nq_cli_options;
 
 /* What the command line asks for. */

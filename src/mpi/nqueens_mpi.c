@@ -24,6 +24,7 @@
 
 #include <mpi.h>
 
+#include "api/estimate.h"
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
@@ -147,6 +148,8 @@ static int count_on_rank0(const program *pg, nq_plan *plan)
         .progress_interval = s->progress_interval,
         .checkpoint_interval = s->checkpoint_interval,
         .cancel = &nq_cli_cancel,
+        .estimate = s->estimate,
+        .estimate_user = s->estimate_user,
         .start = nq_now() - (MPI_Wtime() - pg->start),
     };
     nq_run run;
@@ -157,6 +160,9 @@ static int count_on_rank0(const program *pg, nq_plan *plan)
         fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    /* Timed on rank 0's threads, spread over every rank's (the others wait
+     * for their first chunk meanwhile). */
+    nq_plan_estimate(plan, &run, pg->threads);
     const nq_mpi_coord_config cfg = {plan->job, &run, pg->ranks, pg->threads};
     ret = nq_mpi_coordinate(&cfg, &out);
     if (out.abandoned) {
