@@ -74,6 +74,10 @@ typedef struct bench_machine {
  * -1 for anything else (a sign, a space, more than nine digits). */
 int bench_parse_int(const char *text, size_t len, long lo, long hi, int *value);
 
+/* Replaces every control character of text with '?', so that a message
+ * quoting what was typed stays one line and cannot drive a terminal. */
+void bench_one_line(char *text);
+
 /* Parses "a,b,c-d" into *list: every value in [lo, hi], duplicates
  * dropped, at most BENCH_MAX_LIST, sorted ascending.  Returns 0, or -1
  * with a one-line message naming `what` and the allowed values in err. */

@@ -26,13 +26,21 @@ int bench_parse_int(const char *text, size_t len, long lo, long hi, int *value)
     return 0;
 }
 
-/* Writes a printf-style message into err and returns -1. */
+void bench_one_line(char *text)
+{
+    for (unsigned char *p = (unsigned char *)text; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* Writes a printf-style message into err, one line, and returns -1. */
 static int fail(char *err, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, size, fmt, ap);
     va_end(ap);
+    bench_one_line(err);
     return -1;
 }
 

@@ -120,12 +120,13 @@ static void usage(FILE *out)
 /* One-line error on stderr and exit status 2. */
 static _Noreturn void die_usage(const char *fmt, ...)
 {
+    char line[512];
     va_list ap;
-    fputs("nqueens-bench: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputs(" (try --help)\n", stderr);
+    bench_one_line(line);
+    fprintf(stderr, "nqueens-bench: %s (try --help)\n", line);
     exit(BENCH_EXIT_USAGE);
 }
 

@@ -283,6 +283,11 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["--predict", "--ranks", "8", "--threads", "1024"], "4096")
         self.assert_usage_error(["--ranks", "2"], "--predict")
 
+    def test_control_characters_stay_out_of_messages(self):
+        # Found by the fuzzer (test/fuzz/corpus/bench_list/newline_in_list).
+        self.assert_usage_error(["--n", "1\n2"], "invalid board size '1?2'")
+        self.assert_usage_error(["--engine", "mirror,fu\tll"], "unknown engine 'fu?ll'")
+
     def test_unknown_engine_and_option(self):
         self.assert_usage_error(["--engine", "fast"], "'fast'")
         self.assert_usage_error(["--engine", "mirror,nope"], "'nope'")

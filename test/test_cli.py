@@ -60,6 +60,17 @@ class BadInput(unittest.TestCase):
             with self.subTest(t=t):
                 self.assert_usage_error(["8", "-t", t], f"thread count {t} is out of range")
 
+    def test_control_characters_stay_out_of_messages(self):
+        # Found by the fuzzer (test/fuzz/corpus/cli/newline_in_argument): a
+        # quoted newline broke the one-line message.  Control characters
+        # show as '?', so nothing typed can split a line or drive a terminal.
+        self.assert_usage_error(["8\n9"], "invalid board size '8?9'")
+        self.assert_usage_error(["8", "-e", "mi\x1b[2Jrror"], "unknown engine 'mi?[2Jrror'")
+        p = run("8", "--checkpoint", "/nonexistent-nq-dir/a\nb")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertIn("'/nonexistent-nq-dir/a?b'", p.stderr)
+
     def test_environment_out_of_range(self):
         # The bad value is in no option: the message names the variable.
         for value in ["4097", "100000"]:

@@ -394,6 +394,9 @@ static void test_unusable_paths(void **state)
     char p[600];
     assert_path_refused("/nonexistent-nq-dir/run.journal", NQ_EJOURNAL_PATH,
                         "folder does not exist");
+    /* A detail line stays one line whatever the path holds. */
+    assert_path_refused("/nonexistent-nq-dir/a\nb\x1b", NQ_EJOURNAL_PATH,
+                        "'/nonexistent-nq-dir/a?b?'");
     assert_path_refused(dir, NQ_EJOURNAL_PATH, "is a directory");
     assert_path_refused("/dev/null", NQ_EJOURNAL_PATH, "is a character device");
     if (access("/proc/version", R_OK) == 0)

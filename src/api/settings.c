@@ -21,7 +21,8 @@ void nq_default_settings(nq_settings *s)
     s->checkpoint_interval = 2.0;
 }
 
-/* Writes a printf-style line into detail (when there is room) and returns code. */
+/* Writes a printf-style line into detail (when there is room) and returns
+ * code.  The line stays one line whatever the environment held. */
 static int refuse(char *detail, size_t size, int code, const char *fmt, ...)
 {
     if (detail && size) {
@@ -29,6 +30,7 @@ static int refuse(char *detail, size_t size, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(detail, size, fmt, ap);
         va_end(ap);
+        nq_one_line(detail);
     }
     return code;
 }

@@ -90,13 +90,18 @@ void nq_cli_report_bad(const char *prog, const char *message)
     fprintf(stderr, "%s: %s (try --help)\n", prog, message);
 }
 
-/* Formats a bad-input message into err and returns NQ_CLI_BAD. */
+/* Formats a bad-input message into err and returns NQ_CLI_BAD.  Control
+ * characters in what was typed become '?': the message stays one line and
+ * cannot drive the terminal. */
 static enum nq_cli_action bad(char *err, size_t err_size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
+    for (unsigned char *p = (unsigned char *)err; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return NQ_CLI_BAD;
 }
 

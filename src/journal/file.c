@@ -26,6 +26,7 @@
 #include <sys/vfs.h>
 #endif
 
+#include "core/util.h"
 #include "journal/file.h"
 #include "nqueens/nqueens.h"
 
@@ -46,13 +47,14 @@ void nq_journal_shown_path(const char *path, char *shown)
     const size_t len = strlen(path), max = NQ_JOURNAL_SHOWN_MAX - 1;
     if (len <= max) {
         memcpy(shown, path, len + 1);
-        return;
+    } else {
+        /* Keep the start (where it is) and the end (its name). */
+        const size_t head = 40, tail = max - head - 3;
+        memcpy(shown, path, head);
+        memcpy(shown + head, "...", 3);
+        memcpy(shown + head + 3, path + len - tail, tail + 1);
     }
-    /* Keep the start (where it is) and the end (its name). */
-    const size_t head = 40, tail = max - head - 3;
-    memcpy(shown, path, head);
-    memcpy(shown + head, "...", 3);
-    memcpy(shown + head + 3, path + len - tail, tail + 1);
+    nq_one_line(shown);
 }
 
 int nq_journal_write_all(int fd, const void *buf, size_t len)

@@ -19,7 +19,7 @@
 #define NQ_JOURNAL_SHOWN_MAX 128
 
 /* Writes path into shown (NQ_JOURNAL_SHOWN_MAX bytes), shortened in the
- * middle with "..." when it is longer. */
+ * middle with "..." when it is longer, control characters as '?'. */
 void nq_journal_shown_path(const char *path, char *shown);
 
 /*
