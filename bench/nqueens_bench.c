@@ -115,6 +115,7 @@ static void usage(FILE *out)
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
+    bench_flush_stdout();
 }
 
 /* One-line error on stderr and exit status 2. */
@@ -576,7 +577,9 @@ int main(int argc, char **argv)
     atexit(bench_close_stdout); /* a table lost to a full disk is a failure */
     bench_options o;
     parse_args(argc, argv, &o);
-    if (o.mode == MODE_SWEEP)
-        return sweep(&o);
-    return each_job(&o);
+    const int status = o.mode == MODE_SWEEP ? sweep(&o) : each_job(&o);
+    /* Flushed here, where a failure's reason is still at hand: the OpenMP
+     * runtime's own exit handler may flush stdout before ours runs. */
+    bench_flush_stdout();
+    return status;
 }

@@ -47,8 +47,9 @@ void bench_guard_std_fds(void)
 
 void bench_flush_stdout(void)
 {
-    if (fflush(stdout) != 0 && !stdout_error)
-        stdout_error = errno;
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_error)
+        stdout_error = errno ? errno : EIO;
 }
 
 void bench_close_stdout(void)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -81,17 +82,90 @@ static void test_calibration(void **state)
     nq_job_free(&job);
 }
 
+/* A stand-in engine whose every unit sleeps SLOW_UNIT seconds: units that
+ * outlast the sample's budget on any machine, for the watchdog. */
+#define SLOW_UNIT 0.6
+
+static void slow_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
+{
+    (void)job, (void)unit, (void)scratch;
+    const struct timespec nap = {0, (long)(SLOW_UNIT * 1e9)};
+    struct timespec left = nap;
+    while (nanosleep(&left, &left) != 0)
+        ;
+    out->total = out->unique = 0;
+}
+
+static const struct nq_engine_ops slow_ops = {.id = NQ_ENGINE_MIRROR, .name = "slow",
+                                              .solve = slow_solve};
+
+typedef struct overdue_log {
+    int calls;
+    nq_calibration first;
+} overdue_log;
+
+static void on_overdue(const nq_calibration *lower, void *user)
+{
+    overdue_log *log = user;
+    if (!log->calls++)
+        log->first = *lower;
+}
+
+/* Units that outlast the budget: the watchdog hands out a lower bound
+ * (from the time the running units have taken) while they run, and no
+ * unit is started once the budget is spent. */
+static void test_watchdog_lower_bound(void **state)
+{
+    (void)state;
+    nq_job job = {.ops = &slow_ops, .n = 8, .threads = 2, .units = 200};
+    double costs[200];
+    for (int u = 0; u < 200; u++)
+        costs[u] = 1;
+    overdue_log log = {0};
+    const nq_sample_config cfg = {.job = &job, .costs = costs, .chunk_units = 1, .threads = 2,
+                                  .overdue = on_overdue, .user = &log};
+    nq_calibration cal;
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    assert_int_equal(log.calls, 1);
+    assert_false(log.first.complete);
+    assert_int_equal(log.first.units, 0);
+    assert_true(log.first.seconds_per_cost >= 0.99 * NQ_ESTIMATE_BUDGET);
+    assert_true(log.first.seconds_per_cost <= cal.seconds_per_cost);
+    /* The first unit of each thread, and no more: the budget was spent. */
+    assert_true(cal.complete);
+    assert_int_equal(cal.units, 2);
+    assert_true(cal.seconds_per_cost >= SLOW_UNIT);
+}
+
 typedef struct seen {
-    int calls, lower_bounds;
+    int calls, lower_bounds, overlaps;
+    atomic_int inside; /* a callback is running */
     nq_estimate last;
 } seen;
+
+/* Marks a callback running; counts it when another one already was. */
+static void enter(seen *s)
+{
+    if (atomic_fetch_add(&s->inside, 1) != 0)
+        s->overlaps++;
+}
 
 static void on_estimate(const nq_estimate *e, void *user)
 {
     seen *s = user;
+    enter(s);
     s->calls++;
     s->lower_bounds += e->at_least;
     s->last = *e;
+    atomic_fetch_sub(&s->inside, 1);
+}
+
+static void on_progress(const nq_progress *p, void *user)
+{
+    (void)p;
+    seen *s = user;
+    enter(s);
+    atomic_fetch_sub(&s->inside, 1);
 }
 
 static nq_settings estimated(int n, enum nq_engine engine, seen *log)
@@ -107,7 +181,7 @@ static nq_settings estimated(int n, enum nq_engine engine, seen *log)
 }
 
 /* nq_count() hands over a calibrated estimate of the run that follows,
- * before it returns. */
+ * before it returns, never while the progress callback runs. */
 static void test_count_calls_back(void **state)
 {
     (void)state;
@@ -115,8 +189,12 @@ static void test_count_calls_back(void **state)
     for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
         seen log = {0};
         nq_settings s = estimated(12, engines[i], &log);
+        s.progress = on_progress;
+        s.progress_user = &log;
+        s.progress_interval = 0;
         nq_result r;
         assert_int_equal(nq_count(&s, &r), 0);
+        assert_int_equal(log.overlaps, 0);
         assert_true(r.total == known_total[12]);
         assert_true(log.calls >= 1);
         assert_int_equal(log.last.at_least, 0);
@@ -181,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prediction_arithmetic),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_watchdog_lower_bound),
         cmocka_unit_test(test_count_calls_back),
         cmocka_unit_test(test_journal_units_left),
     };

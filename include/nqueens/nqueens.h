@@ -62,7 +62,8 @@ enum nq_error {
     NQ_EINVAL_SPLIT = -4,      /**< split_depth negative, above n or above NQ_MAX_SPLIT_DEPTH */
     NQ_EINVAL_ARG = -5,        /**< a NULL pointer or an out-of-range argument */
     NQ_ENOMEM = -6,            /**< an allocation failed */
-    NQ_EIO = -7,               /**< reading or writing a file failed (see errno) */
+    NQ_EIO = -7,               /**< the machine failed reading or writing a file
+                                    (disk full, I/O error) */
     NQ_EJOURNAL_MISMATCH = -8, /**< the journal belongs to another run */
     NQ_EJOURNAL_CORRUPT = -9,  /**< the journal is damaged or is not a journal */
     NQ_ECANCELLED = -10,       /**< the run was stopped through settings.cancel */
@@ -153,7 +154,8 @@ typedef struct nq_settings {
     /** Optional: set *cancel non-zero (a signal handler may) to stop the run promptly. */
     nq_cancel_flag *cancel;
 
-    /** Optional: receives one line when a torn journal tail was discarded. */
+    /** Optional: receives one line when a torn journal tail was discarded,
+     *  or when the journal's file system offers no lock to take. */
     void (*notice)(const char *message, void *user);
     void *notice_user;
 
@@ -197,14 +199,20 @@ NQ_API void nq_default_settings(nq_settings *s);
 /**
  * Counts the solutions described by *s into *result.
  * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
- * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM, NQ_EIO,
- * NQ_EJOURNAL_MISMATCH / NQ_EJOURNAL_CORRUPT for an unusable journal (the
- * file is then left untouched; result->detail says why), and NQ_ECANCELLED
- * when *s->cancel was raised (the journal is then flushed and fsynced).
+ * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM,
+ * NQ_EJOURNAL_PATH / NQ_EJOURNAL_BUSY / NQ_EJOURNAL_MISMATCH /
+ * NQ_EJOURNAL_CORRUPT for a journal that cannot be used (the file is then
+ * left untouched; result->detail says why), NQ_EIO when the machine failed
+ * (a journal that cannot be read or written, before or during the run: a
+ * full disk, an I/O error; result->detail names the file and the
+ * operation), and NQ_ECANCELLED when *s->cancel was raised (the journal is
+ * then flushed and fsynced).
  *
  * With checkpoint_path: an existing journal for the same run is resumed
  * (result->units_resumed), a missing one is created before any work starts,
- * and a completed one returns its stored result at once.  When split_depth
+ * and a completed one returns its stored result at once.  The path must be
+ * a regular file (or not exist), and the journal is locked for the call: a
+ * second count on it, in this process or another, gets NQ_EJOURNAL_BUSY.  When split_depth
  * is 0 a resumed run takes the journal's engine (for NQ_ENGINE_AUTO) and
  * split depth, and a new journalled mirror run a split depth that depends
  * on n alone, so a journal can be resumed with any thread count (and by

@@ -74,7 +74,7 @@ static void show_progress(const nq_progress *p, void *user)
     if (v->announced) {
         char words[32];
         snprintf(expected, sizeof expected, ", expected %s%s in all",
-                 v->announced == 1 ? "over " : "",
+                 v->at_least ? "over " : "",
                  format_long(v->opt->estimate, words, sizeof words));
     }
     snprintf(line, sizeof line,
@@ -93,15 +93,21 @@ static void show_progress(const nq_progress *p, void *user)
     fflush(stderr);
 }
 
-/* The notice callback (a torn journal tail was discarded). */
-static void show_notice(const char *message, void *user)
+/* Ends a redrawn progress line, so that a message can follow. */
+static void end_open_line(nq_cli_progress_view *v)
 {
-    nq_cli_progress_view *v = user;
     if (v->line_open) {
         fputc('\n', stderr);
         v->line_open = 0;
         progress_line_open = 0;
     }
+}
+
+/* The notice callback (a torn journal tail was discarded). */
+static void show_notice(const char *message, void *user)
+{
+    nq_cli_progress_view *v = user;
+    end_open_line(v);
     fprintf(stderr, "%s: %s\n", v->prog, message);
 }
 
@@ -112,15 +118,12 @@ static void take_estimate(const nq_estimate *e, void *user)
 {
     nq_cli_progress_view *v = user;
     v->opt->estimate = e->seconds;
+    v->at_least = e->at_least;
     const int level = e->at_least ? 1 : 2;
     if (e->seconds < NQ_CLI_LONG_RUN || v->announced >= level)
         return;
     char words[32];
-    if (v->line_open) {
-        fputc('\n', stderr);
-        v->line_open = 0;
-        progress_line_open = 0;
-    }
+    end_open_line(v);
     fprintf(stderr, "%s: this count is expected to take %s %s (engine %s, %d thread%s, %" PRIu64
             " subproblems; ", v->prog, e->at_least ? "at least" : "about",
             format_long(e->seconds, words, sizeof words), nq_engine_name(e->engine), e->threads,

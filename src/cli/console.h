@@ -37,6 +37,7 @@ typedef struct nq_cli_progress_view {
     const char *prog;
     nq_cli_options *opt;   /* receives the estimate, for --json */
     int announced;         /* 0, or 1/2 once a lower bound/calibrated estimate was said */
+    int at_least;          /* the last estimate was a lower bound */
 } nq_cli_progress_view;
 
 /* Raised (to 1) by the first SIGINT/SIGTERM/SIGHUP; hand it to settings.cancel. */

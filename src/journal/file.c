@@ -196,15 +196,24 @@ static long lock_holder(const struct stat *st)
     return pid;
 }
 
-/* Takes the lock on fd (an open journal).  Returns 0, or NQ_EJOURNAL_BUSY
- * / NQ_EIO with detail written. */
-static int lock_journal(int fd, const char *shown, char *detail, size_t size)
+/* Whether errno err from flock() means the file system has no locks. */
+static int no_locks(int err)
+{
+    return err == ENOLCK || err == ENOTSUP || err == EOPNOTSUPP || err == EINVAL ||
+           err == ENOSYS;
+}
+
+/* Takes the lock on fd (an open journal).  Returns 0 (with *lock_error set
+ * when the file system offers no locks: a journal there still works, just
+ * unguarded), or NQ_EJOURNAL_BUSY / NQ_EIO with detail written. */
+static int lock_journal(int fd, const char *shown, int *lock_error, char *detail, size_t size)
 {
     int ret;
     do
         ret = flock(fd, LOCK_EX | LOCK_NB);
     while (ret < 0 && errno == EINTR);
-    if (ret == 0)
+    *lock_error = ret < 0 && no_locks(errno) ? errno : 0;
+    if (ret == 0 || *lock_error)
         return 0;
     if (errno != EWOULDBLOCK)
         return refuse(NQ_EIO, detail, size, "cannot lock journal '%s': %s", shown,
@@ -258,15 +267,17 @@ static char *temp_name(const char *path)
 }
 
 /* Creates, locks and fills a file with the header: O_EXCL, so it fails
- * with EEXIST when the name exists.  Returns the descriptor or -1 with
- * errno set (the file removed again). */
-static int create_filled(const char *name, const unsigned char *header, size_t len)
+ * with EEXIST when the name exists.  A new file is nobody else's, so its
+ * lock fails only where the file system has none (*lock_error).  Returns
+ * the descriptor or -1 with errno set (the file removed again). */
+static int create_filled(const char *name, const unsigned char *header, size_t len,
+                         int *lock_error)
 {
     int fd = open(name, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         return -1;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && nq_journal_write_all(fd, header, len) == 0 &&
-        fsync(fd) == 0)
+    *lock_error = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    if (nq_journal_write_all(fd, header, len) == 0 && fsync(fd) == 0)
         return fd;
     const int err = errno;
     close(fd);
@@ -281,8 +292,9 @@ static int create_filled(const char *name, const unsigned char *header, size_t l
  * (and link() never replaces a file that appeared meanwhile: EEXIST).  The
  * descriptor of the temporary file is kept, so the lock is held from
  * before the name appears.  Returns the locked O_RDWR | O_APPEND
- * descriptor, or -1 with errno set. */
-static int create_journal(const char *path, const unsigned char *header, size_t len)
+ * descriptor (see create_filled for *lock_error), or -1 with errno set. */
+static int create_journal(const char *path, const unsigned char *header, size_t len,
+                          int *lock_error)
 {
     char *tmp = temp_name(path);
     if (!tmp) {
@@ -291,9 +303,9 @@ static int create_journal(const char *path, const unsigned char *header, size_t 
     }
     /* A leftover of a crashed process with the same pid and serial is
      * stale and may go. */
-    int fd = create_filled(tmp, header, len);
+    int fd = create_filled(tmp, header, len, lock_error);
     if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = create_filled(tmp, header, len);
+        fd = create_filled(tmp, header, len, lock_error);
     int err = fd < 0 ? errno : 0;
     if (fd >= 0) {
         if (link(tmp, path) < 0) {
@@ -308,7 +320,7 @@ static int create_journal(const char *path, const unsigned char *header, size_t 
         /* A file system without hard links: create the file directly.  A
          * crash before its header is fsynced can then leave a short file,
          * which the next open refuses rather than misreads. */
-        fd = create_filled(path, header, len);
+        fd = create_filled(path, header, len, lock_error);
         err = fd < 0 ? errno : 0;
     }
     if (fd < 0) {
@@ -337,11 +349,12 @@ static int check_kind(const struct stat *st, const char *path, int fd, const cha
 }
 
 /* Opens the existing regular file at path (stat()ed into *st) for
- * appending, checked and locked.  Returns 0 with *fd set, ENOENT when the
- * file vanished meanwhile, or an NQ_E* code with detail written. */
-static int open_existing(const char *path, const char *shown, const struct stat *st, int *fd,
-                         char *detail, size_t size)
+ * appending, checked and locked.  Returns 0 with *out filled, ENOENT when
+ * the file vanished meanwhile, or an NQ_E* code with detail written. */
+static int open_existing(const char *path, const char *shown, const struct stat *st,
+                         nq_journal_file *out, char *detail, size_t size)
 {
+    int *fd = &out->fd;
     /* Checked before opening: opening a device or a FIFO can have effects
      * (a FIFO's open waits for a writer), so they are never opened. */
     int ret = check_kind(st, path, -1, shown, detail, size);
@@ -360,7 +373,7 @@ static int open_existing(const char *path, const char *shown, const struct stat 
     if (ret == 0 && fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) < 0)
         ret = refuse_errno(errno, "cannot open", path, shown, detail, size);
     if (ret == 0)
-        ret = lock_journal(*fd, shown, detail, size);
+        ret = lock_journal(*fd, shown, &out->lock_error, detail, size);
     if (ret < 0) {
         close(*fd);
         *fd = -1;
@@ -390,16 +403,15 @@ static int refuse_missing(const char *path, const char *shown, int err, char *de
 }
 
 int nq_journal_file_open(const char *path, const char *shown, const unsigned char *header,
-                         size_t header_len, int *fd, int *created, char *detail, size_t size)
+                         size_t header_len, nq_journal_file *out, char *detail, size_t size)
 {
-    *fd = -1;
-    *created = 0;
+    *out = (nq_journal_file){.fd = -1};
     /* Twice at most: a file that vanishes between stat() and open(), or
      * appears between them when creating, is looked at once more. */
     for (int attempt = 0; attempt < 2; attempt++) {
         struct stat st;
         if (stat(path, &st) == 0) {
-            int ret = open_existing(path, shown, &st, fd, detail, size);
+            int ret = open_existing(path, shown, &st, out, detail, size);
             if (ret != ENOENT)
                 return ret;
             continue;
@@ -409,9 +421,9 @@ int nq_journal_file_open(const char *path, const char *shown, const unsigned cha
         struct stat link;
         if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
             return refuse_missing(path, shown, ENOENT, detail, size);
-        *fd = create_journal(path, header, header_len);
-        if (*fd >= 0) {
-            *created = 1;
+        out->fd = create_journal(path, header, header_len, &out->lock_error);
+        if (out->fd >= 0) {
+            out->created = 1;
             return 0;
         }
         if (errno != EEXIST)

@@ -22,14 +22,21 @@
  * middle with "..." when it is longer, control characters as '?'. */
 void nq_journal_shown_path(const char *path, char *shown);
 
+/* An open journal file. */
+typedef struct nq_journal_file {
+    int fd;         /* open for appending */
+    int created;    /* 1: made by this call, holding only the header */
+    int lock_error; /* 0 when locked; else the errno of a file system that
+                     * offers no locks (the file is then not locked) */
+} nq_journal_file;
+
 /*
  * Opens the journal at path for appending, locked against every other
  * opener (flock on the open file, so a second run in this process is kept
  * out too) until the descriptor is closed.  An existing path must be a
  * regular file on disk; a missing one is created holding the header_len
  * bytes of header, written to a temporary name beside it, fsynced and
- * linked into place.  Returns 0 with *fd set and *created telling which
- * happened, or
+ * linked into place.  Returns 0 with *out filled, or
  *   NQ_EJOURNAL_PATH  the path cannot hold a journal (detail says why:
  *                     not a regular file, a dangling symbolic link, a name
  *                     too long, no such folder, no permission...)
@@ -41,7 +48,7 @@ void nq_journal_shown_path(const char *path, char *shown);
  * is never written here.
  */
 int nq_journal_file_open(const char *path, const char *shown, const unsigned char *header,
-                         size_t header_len, int *fd, int *created, char *detail, size_t size);
+                         size_t header_len, nq_journal_file *out, char *detail, size_t size);
 
 /* Opens path read-only when it is a regular file on disk, without ever
  * blocking (a FIFO is not opened).  Returns the descriptor or -1. */

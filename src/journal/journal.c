@@ -522,10 +522,17 @@ int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint6
         return NQ_ENOMEM;
     unsigned char hdr[BLOCK];
     encode_header(hdr, job, j->chunk_units);
-    int created;
-    int ret = nq_journal_file_open(path, j->shown, hdr, BLOCK, &j->fd, &created, detail, size);
-    if (ret == 0 && !created)
+    nq_journal_file file;
+    int ret = nq_journal_file_open(path, j->shown, hdr, BLOCK, &file, detail, size);
+    j->fd = file.fd;
+    if (ret == 0 && !file.created)
         ret = load_existing(j, job, notice, user, detail, size);
+    if (ret == 0 && file.lock_error && notice) {
+        char line[NQ_JOURNAL_DETAIL_MAX + 96];
+        snprintf(line, sizeof line, "journal '%s' is not locked: its file system has no locks "
+                 "(%s); make sure no other run uses it", j->shown, strerror(file.lock_error));
+        notice(line, user);
+    }
     if (ret < 0) {
         nq_journal_close(&j);
         return ret;

@@ -3,8 +3,8 @@
  * run's wall time from them (see estimate.h).
  *
  * The sample's threads share one small state under a mutex, taken twice
- * per sample unit (a few hundred units at most, each far longer than the
- * lock).  A watchdog thread sleeps until the budget is up; if the sample
+ * per sample unit (no more units start than fit in half a second, and each
+ * takes far longer than the lock).  A watchdog thread sleeps until the budget is up; if the sample
  * is still running then (units of hours at large N), it hands out a lower
  * bound at once, so a caller can warn before those units end, and a
  * higher one each time the wait has doubled.
