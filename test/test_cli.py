@@ -81,6 +81,10 @@ class BadInput(unittest.TestCase):
             self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
             self.assertIn(f"OMP_NUM_THREADS={value} asks for {value} threads", p.stderr)
             self.assertIn("allowed 1 to 4096", p.stderr)
+        # A listing runs on one thread: the variable does not matter to it.
+        p = subprocess.run([NQUEENS, "6", "--solutions"], capture_output=True, text=True,
+                           timeout=60, env=dict(os.environ, OMP_NUM_THREADS="4097"))
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_numbers_out_of_range_name_the_range(self):
         self.assert_usage_error(["8", "--solutions", "--limit", "18446744073709551616"],

@@ -294,6 +294,7 @@ enum nq_cli_action nq_cli_parse(int argc, char **argv, nq_cli_options *opt, char
     if (opt->list) {
         nq_default_settings(&checked);
         checked.n = opt->settings.n;
+        checked.threads = 1; /* a listing runs on one thread, whatever OMP_NUM_THREADS says */
     }
     if (nq_check_settings(&checked, err, err_size) < 0)
         return NQ_CLI_BAD;
