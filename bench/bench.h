@@ -11,6 +11,7 @@
 #ifndef NQ_BENCH_H
 #define NQ_BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -68,6 +69,38 @@ typedef struct bench_machine {
     char date[32];
     char library[32];
 } bench_machine;
+
+/* Parses a decimal integer in [lo, hi] from text[0..len).  Returns 0, or
+ * -1 for anything else (a sign, a space, more than nine digits). */
+int bench_parse_int(const char *text, size_t len, long lo, long hi, int *value);
+
+/* Replaces every control character of text with '?', so that a message
+ * quoting what was typed stays one line and cannot drive a terminal. */
+void bench_one_line(char *text);
+
+/* Parses "a,b,c-d" into *list: every value in [lo, hi], duplicates
+ * dropped, at most BENCH_MAX_LIST, sorted ascending.  Returns 0, or -1
+ * with a one-line message naming `what` and the allowed values in err. */
+int bench_parse_list(const char *text, long lo, long hi, const char *what, bench_list *list,
+                     char *err, size_t err_size);
+
+/* Makes sure descriptors 0, 1 and 2 are open before any file is: a
+ * closed one is reopened read-only on /dev/null, so writes to it fail as
+ * on a closed descriptor and no --csv file is written as if it were
+ * stdout. */
+void bench_guard_std_fds(void);
+
+/* fflush(stdout), remembering the first failure's reason for
+ * bench_close_stdout(). */
+void bench_flush_stdout(void);
+
+/* An atexit() handler: flushes and closes stdout, and when a write to it
+ * failed, says so on stderr and ends the process with exit status 1. */
+void bench_close_stdout(void);
+
+/* Closes f, written to path; when a write or the close failed, says so on
+ * stderr and returns 1, else 0. */
+int bench_close_output(FILE *f, const char *path);
 
 /* Fills *m from /proc/cpuinfo, the environment and configure-time defines. */
 void bench_machine_describe(bench_machine *m);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "bench.h"
@@ -115,87 +116,29 @@ static void usage(FILE *out)
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
+    bench_flush_stdout();
 }
 
 /* One-line error on stderr and exit status 2. */
 static _Noreturn void die_usage(const char *fmt, ...)
 {
+    char line[512];
     va_list ap;
-    fputs("nqueens-bench: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputs(" (try --help)\n", stderr);
+    bench_one_line(line);
+    fprintf(stderr, "nqueens-bench: %s (try --help)\n", line);
     exit(BENCH_EXIT_USAGE);
 }
 
-/* Parses a decimal integer in [lo, hi] from text[0..len); 0 or -1. */
-static int parse_int(const char *text, size_t len, long lo, long hi, int *value)
-{
-    if (len == 0 || len > 9)
-        return -1;
-    long v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        v = v * 10 + (text[i] - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *value = (int)v;
-    return 0;
-}
-
-/* Parses "a,b,c-d" into *list, every value in [lo, hi], duplicates dropped,
- * sorted ascending.
- * Dies with a one-line usage error naming `what` on bad input. */
+/* Parses a list into *list (see bench_parse_list); dies with a one-line
+ * usage error naming `what` on bad input. */
 static void parse_list(const char *text, long lo, long hi, const char *what, bench_list *list)
 {
-    list->count = 0;
-    const char *p = text;
-    if (!*p)
-        die_usage("empty %s list: expected values from %ld to %ld like 1,2,4 or 1-4", what, lo, hi);
-    for (;;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *dash = memchr(p, '-', len);
-        int a = 0, b = 0;
-        if (dash) {
-            if (parse_int(p, (size_t)(dash - p), lo, hi, &a) < 0 ||
-                parse_int(dash + 1, len - (size_t)(dash - p) - 1, lo, hi, &b) < 0)
-                die_usage("invalid %s '%.*s' in '%s': expected values from %ld to %ld", what,
-                          (int)len, p, text, lo, hi);
-            if (a > b)
-                die_usage("invalid %s range '%.*s': the first value exceeds the last", what,
-                          (int)len, p);
-        } else {
-            if (parse_int(p, len, lo, hi, &a) < 0)
-                die_usage("invalid %s '%.*s' in '%s': expected values from %ld to %ld", what,
-                          (int)len, p, text, lo, hi);
-            b = a;
-        }
-        for (int v = a; v <= b; v++) {
-            int seen = 0;
-            for (int i = 0; i < list->count; i++)
-                seen |= list->values[i] == v;
-            if (seen)
-                continue;
-            if (list->count == BENCH_MAX_LIST)
-                die_usage("too many values in %s list '%s' (at most %d)", what, text,
-                          BENCH_MAX_LIST);
-            list->values[list->count++] = v;
-        }
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    /* Ascending, so that 1 thread is timed before the counts compared with it. */
-    for (int i = 1; i < list->count; i++)
-        for (int j = i; j > 0 && list->values[j - 1] > list->values[j]; j--) {
-            int t = list->values[j];
-            list->values[j] = list->values[j - 1];
-            list->values[j - 1] = t;
-        }
+    char err[256];
+    if (bench_parse_list(text, lo, hi, what, list, err, sizeof err) < 0)
+        die_usage("%s", err);
 }
 
 static void parse_engines(const char *text, bench_options *o)
@@ -253,17 +196,17 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         break;
     case 'e': parse_engines(arg, o); break;
     case 'r':
-        if (parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
+        if (bench_parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
             die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", arg);
         o->repeat = value;
         break;
     case OPT_WARMUP:
-        if (parse_int(arg, strlen(arg), 0, 100, &value) < 0)
+        if (bench_parse_int(arg, strlen(arg), 0, 100, &value) < 0)
             die_usage("invalid warm-up count '%s': expected an integer from 0 to 100", arg);
         o->warmup = value;
         break;
     case OPT_SPLIT:
-        if (parse_int(arg, strlen(arg), 1, INT_MAX, &value) < 0)
+        if (bench_parse_int(arg, strlen(arg), 1, INT_MAX, &value) < 0)
             die_usage("invalid split depth '%s': expected an integer from 1 to %d", arg,
                       NQ_MAX_SPLIT_DEPTH);
         o->split_depth = value;
@@ -274,7 +217,7 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
     case OPT_PROFILE: o->mode = MODE_PROFILE; break;
     case OPT_PREDICT: o->mode = MODE_PREDICT; break;
     case OPT_RANKS:
-        if (parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
+        if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
             die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
                       NQ_MODEL_MAX_WORKERS);
         o->ranks = value;
@@ -491,7 +434,7 @@ static void print_case(const bench_case *bc)
     print_opt(" %*.3f", 6, bc->efficiency);
     print_opt(" %*.2f", 8, bc->vs_plain);
     putchar('\n');
-    fflush(stdout);
+    bench_flush_stdout();
 }
 
 /* Runs one engine at one N on every thread count (plain: once, on one
@@ -533,16 +476,23 @@ static int write_outputs(const bench_options *o, const bench_case *cases, int co
     bench_machine m;
     bench_machine_describe(&m);
     int status = 0;
-    if (o->csv && (bench_write_csv(o->csv, &m, cases, count) < 0 || fclose(o->csv) != 0)) {
-        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->csv_path, strerror(errno));
-        status = 1;
+    if (o->csv) {
+        bench_write_csv(o->csv, &m, cases, count);
+        status |= bench_close_output(o->csv, o->csv_path);
     }
-    if (o->json && (bench_write_json(o->json, &m, cases, count) < 0 || fclose(o->json) != 0)) {
-        fprintf(stderr, "nqueens-bench: writing '%s' failed: %s\n", o->json_path, strerror(errno));
-        status = 1;
+    if (o->json) {
+        bench_write_json(o->json, &m, cases, count);
+        status |= bench_close_output(o->json, o->json_path);
     }
+    struct stat st;
     if (o->plot_path && bench_plot(o->plot_path, &m, cases, count) < 0) {
         fprintf(stderr, "nqueens-bench: gnuplot could not draw '%s'\n", o->plot_path);
+        status = 1;
+    } else if (o->plot_path && (stat(o->plot_path, &st) < 0 || !S_ISREG(st.st_mode) ||
+                                st.st_size == 0)) {
+        /* gnuplot exits 0 even when its output could not be written. */
+        fprintf(stderr, "nqueens-bench: gnuplot wrote nothing to '%s' (full disk, or not a "
+                "regular file?)\n", o->plot_path);
         status = 1;
     }
     return status;
@@ -624,9 +574,13 @@ static int each_job(const bench_options *o)
 
 int main(int argc, char **argv)
 {
+    bench_guard_std_fds();
+    atexit(bench_close_stdout); /* a table lost to a full disk is a failure */
     bench_options o;
     parse_args(argc, argv, &o);
-    if (o.mode == MODE_SWEEP)
-        return sweep(&o);
-    return each_job(&o);
+    const int status = o.mode == MODE_SWEEP ? sweep(&o) : each_job(&o);
+    /* Flushed here, where a failure's reason is still at hand: the OpenMP
+     * runtime's own exit handler may flush stdout before ours runs. */
+    bench_flush_stdout();
+    return status;
 }

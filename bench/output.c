@@ -6,10 +6,70 @@
  * row repeats its case's median, speedup and efficiency: a test (or a
  * spreadsheet) can check them against the runs in the same file.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
+
+/* errno of the first failed write to stdout: a failed flush empties the
+ * buffer, so by the time stdout is closed the reason would be gone. */
+static int stdout_error;
+
+/* Flushes and closes f; returns 0, or the errno of the failure (EIO when
+ * an earlier write failed and its reason is gone). */
+static int close_stream(FILE *f)
+{
+    errno = 0;
+    int err = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    return err;
+}
+
+void bench_guard_std_fds(void)
+{
+    /* In order, so open() (which takes the lowest free descriptor) lands
+     * on the one that is missing; read-only, so writes to it fail. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", O_RDONLY);
+        if (got >= 0 && got != fd) {
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
+void bench_flush_stdout(void)
+{
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_error)
+        stdout_error = errno ? errno : EIO;
+}
+
+void bench_close_stdout(void)
+{
+    int err = close_stream(stdout);
+    if (stdout_error)
+        err = stdout_error;
+    if (!err)
+        return;
+    fprintf(stderr, "nqueens-bench: cannot write to standard output: %s\n", strerror(err));
+    _exit(1);
+}
+
+int bench_close_output(FILE *f, const char *path)
+{
+    const int err = close_stream(f);
+    if (err)
+        fprintf(stderr, "nqueens-bench: cannot write '%s': %s\n", path, strerror(err));
+    return err != 0;
+}
 
 /* A number, or `none` (CSV: empty, JSON: null) when it is NaN. */
 static void put_double(FILE *f, double v, const char *none)

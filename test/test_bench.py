@@ -201,6 +201,53 @@ class Plot(unittest.TestCase):
                 self.assertIn("<svg", f.read())
 
 
+class LostOutput(unittest.TestCase):
+    """A table or file that cannot be written is a failure: one line, exit 1."""
+    SWEEP = ["--n", "8", "--threads", "1", "--repeat", "1", "--warmup", "0"]
+
+    def run_to(self, args, stdout, preexec=None, env=None):
+        return subprocess.run([BENCH, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                              timeout=120, preexec_fn=preexec, env=env)
+
+    def test_stdout(self):
+        for args in [self.SWEEP, ["--help"], ["--predict", "--n", "12", "--threads", "1,2"]]:
+            with self.subTest(args=args):
+                with open("/dev/full", "w") as full:
+                    p = self.run_to(args, full)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr, "nqueens-bench: cannot write to standard output: "
+                                 "No space left on device\n")
+                p = self.run_to(args, None, lambda: os.close(1))
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(p.stderr, "nqueens-bench: cannot write to standard output: "
+                                 "Bad file descriptor\n")
+
+    def test_csv_and_json(self):
+        for opt in ["--csv", "--json"]:
+            p = self.run_to([*self.SWEEP, opt, "/dev/full"], subprocess.DEVNULL)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertEqual(p.stderr, "nqueens-bench: cannot write '/dev/full': No space left "
+                             "on device\n")
+
+    def test_plot(self):
+        # A stand-in gnuplot: one that fails, one that exits 0 but writes
+        # nothing (as gnuplot does when its output cannot be written).
+        with tempfile.TemporaryDirectory() as tmp:
+            gnuplot = os.path.join(tmp, "gnuplot")
+            out = os.path.join(tmp, "s.svg")
+            for script, says in [("cat >/dev/null; exit 1", "gnuplot could not draw"),
+                                 ("cat >/dev/null; exit 0", "gnuplot wrote nothing")]:
+                with open(gnuplot, "w") as f:
+                    f.write(f"#!/bin/sh\n{script}\n")
+                os.chmod(gnuplot, 0o755)
+                env = dict(os.environ, PATH=tmp + os.pathsep + os.environ.get("PATH", ""))
+                p = self.run_to([*self.SWEEP, "--plot", out], subprocess.DEVNULL, env=env)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+                self.assertIn(says, p.stderr)
+                self.assertIn(out, p.stderr)
+
+
 class BadArguments(unittest.TestCase):
     def assert_usage_error(self, args, mentions, env=None):
         p = run(*args, env=env)
@@ -235,6 +282,11 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["--predict", "--ranks", "abc"], "'abc'")
         self.assert_usage_error(["--predict", "--ranks", "8", "--threads", "1024"], "4096")
         self.assert_usage_error(["--ranks", "2"], "--predict")
+
+    def test_control_characters_stay_out_of_messages(self):
+        # Found by the fuzzer (test/fuzz/corpus/bench_list/newline_in_list).
+        self.assert_usage_error(["--n", "1\n2"], "invalid board size '1?2'")
+        self.assert_usage_error(["--engine", "mirror,fu\tll"], "unknown engine 'fu?ll'")
 
     def test_unknown_engine_and_option(self):
         self.assert_usage_error(["--engine", "fast"], "'fast'")

@@ -2,17 +2,20 @@
 """CLI tests for long runs: --checkpoint, resume, interruption, progress.
 
 Run by meson as `python3 test_checkpoint.py PATH_TO_NQUEENS`.  Runs are
-interrupted at random moments (SIGINT, SIGTERM, SIGKILL) and resumed; the
-final total must be exact every time.  Damaged or foreign journals must be
-refused with exit status 2, one line naming the file, and the file left
-byte-for-byte unchanged.  Progress is checked on a pseudo-terminal and on
-a pipe.  The seed is printed so that a failure can be replayed
-(NQ_TEST_SEED=...).
+interrupted at random moments (SIGINT, SIGTERM, SIGHUP, SIGKILL) and
+resumed; the final total must be exact every time.  Damaged, foreign or
+locked journals, and paths that cannot hold one, must be refused at once
+with exit status 2, one line naming the file, and the file left
+byte-for-byte unchanged; a journal that cannot be written mid-run (a file
+size limit stands in for a full disk) exits 1.  Progress is checked on a
+pseudo-terminal and on a pipe.  The seed is printed so that a failure can
+be replayed (NQ_TEST_SEED=...).
 """
 import os
 import pty
 import random
 import re
+import resource
 import select
 import signal
 import subprocess
@@ -124,8 +127,10 @@ class Interrupt(Base):
         p = self.finish(args, LONG_TOTAL)
         self.assertRegex(p.stdout, r"\(\d+ resumed from the journal\)")
 
-    def test_sigint_sigterm_resume(self):
-        self.interrupt_chain([signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM])
+    def test_sigint_sigterm_sighup_resume(self):
+        # SIGHUP (a closed terminal or SSH session) stops a run as SIGTERM does.
+        self.interrupt_chain([signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGINT,
+                              signal.SIGHUP])
 
     def test_sigkill_resume(self):
         self.interrupt_chain([signal.SIGKILL, signal.SIGKILL, signal.SIGKILL])
@@ -205,6 +210,52 @@ class Resume(Base):
             os.unlink(self.journal)
 
 
+class Failures(Base):
+    def test_journal_write_fails_mid_run(self):
+        """A journal the disk refuses in the middle of a run is the machine's
+        failure: exit 1, one line naming the file; what was written before
+        resumes exactly.  A file size limit, set on the running process
+        (nqueens ignores SIGXFSZ itself), stands in for a full disk; it is
+        set once records arrive, as LLVM's OpenMP runtime sizes a shared
+        memory file when its threads first start."""
+        args = [*LONG, "--checkpoint", self.journal]
+        proc = self.start(args)
+        self.wait_for_progress(proc)
+        limit = os.path.getsize(self.journal) + 10 * RECORD + RECORD // 2
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+        out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertEqual(out, "")
+        self.assertEqual(err, f"nqueens: cannot write to journal '{self.journal}': "
+                              "File too large\n")
+        p = self.finish(args, LONG_TOTAL)
+        self.assertIn("torn", p.stderr)
+        self.assertRegex(p.stdout, r"\(\d+ resumed from the journal\)")
+
+    def test_second_run_refused(self):
+        """While a run holds the journal, a second one is refused at once,
+        naming the holder, and the journal is left as it was."""
+        args = [*LONG, "--checkpoint", self.journal]
+        first = self.start(args)
+        self.wait_for_progress(first)
+        first.send_signal(signal.SIGSTOP)  # so the journal holds still
+        try:
+            before = read(self.journal)
+            t = time.monotonic()
+            p = run(*args)
+            self.assertLess(time.monotonic() - t, 5)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertEqual(p.stderr, f"nqueens: journal '{self.journal}' is in use by another "
+                             f"run (process {first.pid}); wait for it to finish or stop it\n")
+            self.assertEqual(read(self.journal), before)
+        finally:
+            first.send_signal(signal.SIGCONT)
+        out, err = first.communicate(timeout=120)
+        self.assertEqual(first.returncode, 0, err)
+        self.assertEqual(total_of(out), LONG_TOTAL)
+
+
 class Refuse(Base):
     def assert_refused(self, path, args, mentions):
         before = read(path) if os.path.isfile(path) else None
@@ -245,7 +296,36 @@ class Refuse(Base):
         with open(self.journal, "wb") as f:
             f.write(RNG.randbytes(RNG.randrange(1, 5000)))
         self.assert_refused(self.journal, ["10"], "not a checkpoint journal")
-        self.assert_refused(self.tmp.name, ["10"], "directory")
+
+    def test_paths_that_are_not_files(self):
+        # Refused at once, saying what the path is; a FIFO must not block.
+        fifo = os.path.join(self.tmp.name, "fifo")
+        os.mkfifo(fifo)
+        dangling = os.path.join(self.tmp.name, "dangling")
+        os.symlink("gone/journal", dangling)
+        cases = [(self.tmp.name, "is a directory, not a regular file"),
+                 (fifo, "is a FIFO (named pipe), not a regular file"),
+                 ("/dev/null", "is a character device, not a regular file"),
+                 (dangling, "is a symbolic link to 'gone/journal', which does not exist")]
+        if os.path.exists("/proc/version"):
+            cases.append(("/proc/version", "is a file of /proc"))
+        for path, mentions in cases:
+            with self.subTest(path=path):
+                t = time.monotonic()
+                self.assert_refused(path, ["18"], mentions)
+                self.assertLess(time.monotonic() - t, 5)
+
+    def test_long_names(self):
+        # The longest name the file system allows works (the temporary name
+        # beside it is cut to fit); one longer is refused as too long.
+        longest = os.pathconf(self.tmp.name, "PC_NAME_MAX")
+        path = os.path.join(self.tmp.name, "j" * longest)
+        self.finish(["10", "--checkpoint", path], KNOWN[10])
+        self.assertEqual(os.listdir(self.tmp.name), ["j" * longest])
+        p = run("10", "--checkpoint", path + "j")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertIn(f"a name in the path is too long ({longest + 1} bytes", p.stderr)
 
 
 class Progress(Base):

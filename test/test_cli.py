@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""CLI tests for `nqueens`: bad input, --json, --solutions, --help.
+"""CLI tests for `nqueens`: bad input, --json, --solutions, --help, output
+that cannot be written.
 
 Run by meson as `python3 test_cli.py PATH_TO_NQUEENS`.  Each bad input must
 give exactly one line on stderr that names the bad value, nothing on stdout,
-and exit status 2.  Solutions are checked by an independent validity test.
+and exit status 2.  A result that cannot be written (stdout on /dev/full or
+closed) must give one line and exit status 1.  Solutions are checked by an
+independent validity test.
 """
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -55,6 +59,46 @@ class BadInput(unittest.TestCase):
         for t in ["4097", "100000"]:
             with self.subTest(t=t):
                 self.assert_usage_error(["8", "-t", t], f"thread count {t} is out of range")
+
+    def test_control_characters_stay_out_of_messages(self):
+        # Found by the fuzzer (test/fuzz/corpus/cli/newline_in_argument): a
+        # quoted newline broke the one-line message.  Control characters
+        # show as '?', so nothing typed can split a line or drive a terminal.
+        self.assert_usage_error(["8\n9"], "invalid board size '8?9'")
+        self.assert_usage_error(["8", "-e", "mi\x1b[2Jrror"], "unknown engine 'mi?[2Jrror'")
+        p = run("8", "--checkpoint", "/nonexistent-nq-dir/a\nb")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        self.assertIn("'/nonexistent-nq-dir/a?b'", p.stderr)
+
+    def test_environment_out_of_range(self):
+        # The bad value is in no option: the message names the variable.
+        for value in ["4097", "100000"]:
+            p = subprocess.run([NQUEENS, "8"], capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, OMP_NUM_THREADS=value))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            self.assertIn(f"OMP_NUM_THREADS={value} asks for {value} threads", p.stderr)
+            self.assertIn("allowed 1 to 4096", p.stderr)
+        # A listing runs on one thread: the variable does not matter to it.
+        p = subprocess.run([NQUEENS, "6", "--solutions"], capture_output=True, text=True,
+                           timeout=60, env=dict(os.environ, OMP_NUM_THREADS="4097"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_numbers_out_of_range_name_the_range(self):
+        self.assert_usage_error(["8", "--solutions", "--limit", "18446744073709551616"],
+                                "invalid limit '18446744073709551616': expected an integer "
+                                "from 1 to 18446744073709551615")
+        self.assert_usage_error(["8", "--solutions", "--limit", "0"], "from 1 to")
+        self.assert_usage_error(["8", "--solutions", "--limit", "-1"], "'-1'")
+        self.assert_usage_error(["8", "-t", "99999999999"], "from 1 to 4096")
+        self.assert_usage_error(["8", "--split-depth", "99999999999"], "from 1 to 8")
+        self.assert_usage_error(["99999999999"], "from 1 to 32")
+        # The largest limit is a limit, not an error.
+        p = run("6", "--solutions", "--limit", "18446744073709551615", "--format", "columns")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), 4)
 
     def test_zero_threads_is_the_default(self):
         p = run("10", "-t", "0", "-e", "mirror", "--json")
@@ -131,8 +175,11 @@ class Counting(unittest.TestCase):
             self.assertGreaterEqual(doc["subproblems"], 1)
             self.assertIsInstance(doc["seconds"], float)
             self.assertEqual(set(doc), {"n", "engine", "threads", "split_depth", "subproblems",
-                                        "units_resumed", "total", "unique", "seconds",
-                                        "version"})
+                                        "units_resumed", "total", "unique", "estimated_seconds",
+                                        "seconds", "version"})
+            # plain's single unit is not sampled: no estimate.
+            estimate = doc["estimated_seconds"]
+            self.assertTrue(estimate is None if engine == "plain" else estimate > 0, estimate)
             if engine != "auto":
                 self.assertEqual(doc["engine"], engine)
             if doc["engine"] == "mirror":
@@ -149,6 +196,34 @@ class Counting(unittest.TestCase):
         p = run("--version")
         self.assertEqual(p.returncode, 0)
         self.assertRegex(p.stdout, r"^nqueens \d+\.\d+\.\d+( \(git [0-9a-f]+(-dirty)?\))?\n$")
+
+
+class LostOutput(unittest.TestCase):
+    """Whatever was asked, a result that cannot be written is a failure."""
+    CASES = [["8"], ["8", "-q"], ["8", "--json"], ["6", "--solutions"], ["--help"], ["--version"]]
+
+    def assert_lost(self, args, stdout, preexec, reason):
+        p = subprocess.run([NQUEENS, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                           timeout=60, preexec_fn=preexec)
+        self.assertEqual(p.returncode, 1, f"{args}: {p.stderr!r}")
+        self.assertEqual(p.stderr, f"nqueens: cannot write to standard output: {reason}\n",
+                         args)
+
+    def test_full_disk(self):
+        for args in self.CASES:
+            with self.subTest(args=args), open("/dev/full", "w") as full:
+                self.assert_lost(args, full, None, "No space left on device")
+
+    def test_closed_stdout(self):
+        for args in self.CASES:
+            with self.subTest(args=args):
+                self.assert_lost(args, None, lambda: os.close(1), "Bad file descriptor")
+
+    def test_long_listing_stops(self):
+        # A listing stops at the first failed write instead of running on.
+        with open("/dev/full", "w") as full:
+            self.assert_lost(["20", "--solutions", "--limit", "100000000"], full, None,
+                             "No space left on device")
 
 
 class Solutions(unittest.TestCase):

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -273,9 +275,20 @@ static void test_middle_damage_refused(void **state)
         memcpy(copy, full, len);
         copy[BLOCK + (records / 2) * BLOCK + offsets[i]] ^= 0x01;
         spit(path, copy, len);
-        assert_refused(&s, NQ_EJOURNAL_CORRUPT, "damaged");
+        char says[64];
+        snprintf(says, sizeof says, "and %zu valid records follow it", records - records / 2 - 1);
+        assert_refused(&s, NQ_EJOURNAL_CORRUPT, says);
         free(copy);
     }
+    /* Garbage after a bad record is damage too, but no valid record
+     * follows it, and the message must not claim one does. */
+    unsigned char *garbage = malloc(len);
+    memcpy(garbage, full, len);
+    for (size_t b = BLOCK + (records - 3) * BLOCK; b < len; b++)
+        garbage[b] = (unsigned char)(b * 7 + 1);
+    spit(path, garbage, len);
+    assert_refused(&s, NQ_EJOURNAL_CORRUPT, "the 128 bytes after it hold no valid record");
+    free(garbage);
     /* The header itself. */
     unsigned char *copy = malloc(len);
     memcpy(copy, full, len);
@@ -360,18 +373,99 @@ static void test_forged_done_refused(void **state)
     free(buf);
 }
 
-/* Paths that cannot hold a journal fail before any work starts. */
+/* nq_count must refuse the path with `code` at once, naming it and what
+ * is wrong with it. */
+static void assert_path_refused(const char *p, int code, const char *mention)
+{
+    nq_settings s = settings_for(10, 2);
+    s.checkpoint_path = p;
+    nq_result r;
+    int ret = nq_count(&s, &r);
+    if (ret != code || !strstr(r.detail, mention))
+        fail_msg("'%.60s': nq_count = %d (%s), want %d; detail '%s' should mention '%s'", p, ret,
+                 nq_strerror(ret), code, r.detail, mention);
+}
+
+/* Paths that cannot hold a journal fail before any work starts, saying
+ * what the path is; none of them blocks (a FIFO's open() would). */
 static void test_unusable_paths(void **state)
 {
     (void)state;
+    char p[600];
+    assert_path_refused("/nonexistent-nq-dir/run.journal", NQ_EJOURNAL_PATH,
+                        "folder does not exist");
+    /* A detail line stays one line whatever the path holds. */
+    assert_path_refused("/nonexistent-nq-dir/a\nb\x1b", NQ_EJOURNAL_PATH,
+                        "'/nonexistent-nq-dir/a?b?'");
+    assert_path_refused(dir, NQ_EJOURNAL_PATH, "is a directory");
+    assert_path_refused("/dev/null", NQ_EJOURNAL_PATH, "is a character device");
+    if (access("/proc/version", R_OK) == 0)
+        assert_path_refused("/proc/version", NQ_EJOURNAL_PATH, "a file of /proc");
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_path_refused(p, NQ_EJOURNAL_PATH, "is a FIFO");
+    unlink(p);
+    snprintf(p, sizeof p, "%s/dangling", dir);
+    assert_int_equal(symlink("no/such/target", p), 0);
+    assert_path_refused(p, NQ_EJOURNAL_PATH, "symbolic link to 'no/such/target', which does not");
+    unlink(p);
+
+    /* The longest name the file system takes works (the temporary name
+     * beside it is cut short to fit); one byte more says it is too long. */
+    const int name_max = (int)pathconf(dir, _PC_NAME_MAX);
+    snprintf(p, sizeof p, "%s/%0*d", dir, name_max, 0);
     nq_settings s = settings_for(10, 2);
+    s.checkpoint_path = p;
+    assert_true(count_ok(&s).total == known_total[10]);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/%0*d", dir, name_max + 1, 0);
+    assert_path_refused(p, NQ_EJOURNAL_PATH, "a name in the path is too long");
+}
+
+/* While one run holds the journal, another is refused at once, naming the
+ * holder's process, and the journal is left byte-for-byte as it was. */
+static void test_locked_journal_refused(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(11, 3);
+    count_ok(&s);
+    nq_plan plan;
+    assert_int_equal(nq_plan_open(&plan, &s, 2, 1, NULL, 0), 0);
+    char pid[32];
+    snprintf(pid, sizeof pid, "(process %ld)", (long)getpid());
+    assert_refused(&s, NQ_EJOURNAL_BUSY, "is in use by another run");
     nq_result r;
-    s.checkpoint_path = "/nonexistent-nq-dir/run.journal";
-    assert_int_equal(nq_count(&s, &r), NQ_EIO);
-    assert_non_null(strstr(r.detail, s.checkpoint_path));
-    s.checkpoint_path = dir; /* a directory */
-    assert_int_equal(nq_count(&s, &r), NQ_EIO);
-    assert_non_null(strstr(r.detail, dir));
+    assert_int_equal(nq_count(&s, &r), NQ_EJOURNAL_BUSY);
+    if (access("/proc/locks", R_OK) == 0 && !strstr(r.detail, pid))
+        fail_msg("detail '%s' should name the holder %s", r.detail, pid);
+    nq_plan_close(&plan);
+    assert_true(count_ok(&s).total == known_total[11]);
+}
+
+/* A journal that cannot be written in the middle of a run (here: a file
+ * size limit, as a full disk would) fails the run with NQ_EIO naming the
+ * file, keeps what was recorded before, and a rerun resumes it exactly. */
+static void test_write_failure_mid_run(void **state)
+{
+    (void)state;
+    nq_settings s = settings_for(12, 3);
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = BLOCK + 5 * BLOCK + BLOCK / 2; /* header, five and a half records */
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    nq_result r;
+    int ret = nq_count(&s, &r);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+    if (ret != NQ_EIO || !strstr(r.detail, "cannot write to journal") || !strstr(r.detail, path))
+        fail_msg("nq_count = %d (%s), want NQ_EIO; detail: %s", ret, nq_strerror(ret), r.detail);
+    notices = 0;
+    r = count_ok(&s);
+    assert_true(r.total == known_total[12]);
+    assert_true(r.units_resumed > 0);
+    assert_int_equal(notices, 1); /* the half record */
 }
 
 /* A new journalled mirror run plans a split depth and chunks that depend
@@ -505,6 +599,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forged_done_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unusable_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_locked_journal_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_failure_mid_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_ignores_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_resumes_with_other_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_cancel_resume, setup, teardown),

@@ -9,6 +9,7 @@ and Open MPI's default binding would pin each rank to one core.
 """
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -156,6 +157,16 @@ class Interface(unittest.TestCase):
         p = run(2, "--version")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertRegex(p.stdout, r"^nqueens-mpi \d+\.\d+\.\d+( \(git [0-9a-f]+(-dirty)?\))?\n$")
+
+    def test_lost_output_fails(self):
+        # Without mpiexec rank 0's stdout is the caller's: a result that
+        # cannot be written fails (under mpiexec, stdout is mpiexec's).
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([NQUEENS_MPI, "10"], stdout=full, stderr=subprocess.PIPE,
+                               text=True, timeout=60, env=ENV)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("nqueens-mpi: cannot write to standard output: No space left on device",
+                      p.stderr)
 
     def test_solutions_listed_by_rank0(self):
         p = run(2, "8", "--solutions", "--format", "columns")
@@ -431,6 +442,51 @@ class Checkpoint(unittest.TestCase):
 
     def test_nqueens_journal_resumed_by_mpi(self):
         self.kill_and_resume([NQUEENS], mpi_cmd(2))
+
+    def start_long(self, ranks):
+        """A journalled N=17 count on `ranks` ranks, once rank 0 holds the
+        journal; returns the mpiexec process and rank 0's pid."""
+        args = ("17", "-e", "mirror", "--split-depth", "4", "-t", "1", "--checkpoint",
+                self.journal)
+        proc = subprocess.Popen(mpi_cmd(ranks, *args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ENV)
+        self.wait_until_running(proc, ranks)
+        return proc, rank_pid(proc.pid, 0)
+
+    def test_journal_locked_by_rank0(self):
+        proc, rank0 = self.start_long(2)
+        try:
+            self.assertIsNotNone(rank0)
+            os.kill(rank0, signal.SIGSTOP)  # so the journal holds still
+            with open(self.journal, "rb") as f:
+                before = f.read()
+            p = subprocess.run([NQUEENS, "17", "-e", "mirror", "--split-depth", "4",
+                                "--checkpoint", self.journal], capture_output=True, text=True,
+                               timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr, f"nqueens: journal '{self.journal}' is in use by another "
+                             f"run (process {rank0}); wait for it to finish or stop it\n")
+            with open(self.journal, "rb") as f:
+                self.assertEqual(f.read(), before)
+        finally:
+            if rank0:
+                os.kill(rank0, signal.SIGCONT)
+            proc.send_signal(signal.SIGINT)
+            Failures.finish(self, proc, 30)
+
+    def test_journal_write_fails_mid_run(self):
+        # Rank 0's journal hits a file size limit (as a full disk would)
+        # once the job runs: exit 1 with one line naming the file.  The
+        # limit is set on the running rank, since MPI_Init needs big files.
+        proc, rank0 = self.start_long(2)
+        self.assertIsNotNone(rank0)
+        size = os.path.getsize(self.journal)
+        resource.prlimit(rank0, resource.RLIMIT_FSIZE, (size + 3 * 64 + 32, resource.RLIM_INFINITY))
+        out, err = Failures.finish(self, proc, 60)
+        self.assertEqual(proc.returncode, 1, err)
+        lines = [l for l in err.splitlines() if l.startswith("nqueens-mpi:")]
+        self.assertEqual(lines, [f"nqueens-mpi: cannot write to journal '{self.journal}': "
+                                 "File too large"], err)
 
     def test_foreign_journal_refused(self):
         p = run(2, "10", "--checkpoint", self.journal, "-q")

@@ -15,9 +15,23 @@
 #ifndef NQUEENS_NQUEENS_H
 #define NQUEENS_NQUEENS_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The cancel flag's type.  In C it is atomic_int, so C callers pass an
+ * `atomic_int *` as they always have.  C++ before C++23 has no <stdatomic.h>
+ * (and no _Atomic), so there it is std::atomic<int>: GCC, Clang and MSVC lay
+ * it out as C's atomic_int (one lock-free int), and C++23's <stdatomic.h>
+ * makes the two the same type.
+ */
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<int> nq_cancel_flag;
+#else
+#include <stdatomic.h>
+typedef atomic_int nq_cancel_flag;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,12 +62,17 @@ enum nq_error {
     NQ_EINVAL_SPLIT = -4,      /**< split_depth negative, above n or above NQ_MAX_SPLIT_DEPTH */
     NQ_EINVAL_ARG = -5,        /**< a NULL pointer or an out-of-range argument */
     NQ_ENOMEM = -6,            /**< an allocation failed */
-    NQ_EIO = -7,               /**< reading or writing a file failed (see errno) */
+    NQ_EIO = -7,               /**< the machine failed reading or writing a file
+                                    (disk full, I/O error) */
     NQ_EJOURNAL_MISMATCH = -8, /**< the journal belongs to another run */
     NQ_EJOURNAL_CORRUPT = -9,  /**< the journal is damaged or is not a journal */
     NQ_ECANCELLED = -10,       /**< the run was stopped through settings.cancel */
     NQ_EUNSUPPORTED = -11,     /**< the engine does not support this request */
     NQ_ETOO_MANY = -12,        /**< a listing would exceed its limit */
+    NQ_EJOURNAL_PATH = -13,    /**< the checkpoint path cannot hold a journal: no such
+                                    folder, no permission, not a regular file, a
+                                    dangling symbolic link, a name too long */
+    NQ_EJOURNAL_BUSY = -14,    /**< another run has the journal open (it is locked) */
 };
 
 /** The counting engines. */
@@ -86,6 +105,33 @@ typedef struct nq_progress {
 typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
 
 /**
+ * What a count is expected to take, handed to nq_settings.estimate before
+ * the bulk of the work.  The engine's relative cost estimate of every unit
+ * still to solve is calibrated by timing a small random sample of those
+ * units on all the run's threads (wall time, so the machine's load counts),
+ * and the scheduling model spreads the calibrated costs over the threads as
+ * the task pool will.  When the sample's units outlast its time budget
+ * (half a second), lower bounds come first (at_least = 1), rising while
+ * they run, and the calibrated figure when they finish.
+ */
+typedef struct nq_estimate {
+    double seconds;          /**< expected wall time of the whole nq_count() call,
+                                  planning and the sample included */
+    int at_least;            /**< 1: seconds is only a lower bound (the sample is still
+                                  running); 0: calibrated */
+    enum nq_engine engine;   /**< the engine that runs */
+    int threads;             /**< threads it runs on */
+    uint64_t units;          /**< units left to solve (resumed ones excluded) */
+    uint64_t sample_units;   /**< units timed (their work is done again by the run) */
+    double sample_seconds;   /**< wall time spent on the sample so far */
+    double seconds_per_cost; /**< the calibration: wall seconds a thread takes per unit
+                                  of the engine's relative cost estimate while all
+                                  threads work (a lower bound when at_least) */
+} nq_estimate;
+
+typedef void (*nq_estimate_fn)(const nq_estimate *estimate, void *user);
+
+/**
  * What to count and how.  Fill it with nq_default_settings() and then change
  * fields; new fields are added only at the end, with defaults that keep the
  * old behaviour.
@@ -106,13 +152,26 @@ typedef struct nq_settings {
     double checkpoint_interval; /**< seconds between fsyncs of the journal (default 2) */
 
     /** Optional: set *cancel non-zero (a signal handler may) to stop the run promptly. */
-    atomic_int *cancel;
+    nq_cancel_flag *cancel;
 
-    /** Optional: receives one line when a torn journal tail was discarded. */
+    /** Optional: receives one line when a torn journal tail was discarded,
+     *  or when the journal's file system offers no lock to take. */
     void (*notice)(const char *message, void *user);
     void *notice_user;
 
-    uint64_t reserved_[8];
+    /** Optional: the run's expected duration (see nq_estimate).  When set,
+     *  nq_count() times a random sample of the units left after planning
+     *  (about 1% of them, none started after half a second) and calls it
+     *  with the calibrated estimate, before that with rising lower bounds
+     *  while the sample's units outlast half a second.  Called one call at
+     *  a time, as the progress callback (never beside it), not
+     *  necessarily from the caller's thread, and always before nq_count()
+     *  returns.  Costs about 1% of the run (the sample is solved again);
+     *  unset (the default), nothing is sampled. */
+    nq_estimate_fn estimate;
+    void *estimate_user;
+
+    uint64_t reserved_[6];
 } nq_settings;
 
 /** Outcome of nq_count(). */
@@ -140,14 +199,20 @@ NQ_API void nq_default_settings(nq_settings *s);
 /**
  * Counts the solutions described by *s into *result.
  * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
- * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM, NQ_EIO,
- * NQ_EJOURNAL_MISMATCH / NQ_EJOURNAL_CORRUPT for an unusable journal (the
- * file is then left untouched; result->detail says why), and NQ_ECANCELLED
- * when *s->cancel was raised (the journal is then flushed and fsynced).
+ * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM,
+ * NQ_EJOURNAL_PATH / NQ_EJOURNAL_BUSY / NQ_EJOURNAL_MISMATCH /
+ * NQ_EJOURNAL_CORRUPT for a journal that cannot be used (the file is then
+ * left untouched; result->detail says why), NQ_EIO when the machine failed
+ * (a journal that cannot be read or written, before or during the run: a
+ * full disk, an I/O error; result->detail names the file and the
+ * operation), and NQ_ECANCELLED when *s->cancel was raised (the journal is
+ * then flushed and fsynced).
  *
  * With checkpoint_path: an existing journal for the same run is resumed
  * (result->units_resumed), a missing one is created before any work starts,
- * and a completed one returns its stored result at once.  When split_depth
+ * and a completed one returns its stored result at once.  The path must be
+ * a regular file (or not exist), and the journal is locked for the call: a
+ * second count on it, in this process or another, gets NQ_EJOURNAL_BUSY.  When split_depth
  * is 0 a resumed run takes the journal's engine (for NQ_ENGINE_AUTO) and
  * split depth, and a new journalled mirror run a split depth that depends
  * on n alone, so a journal can be resumed with any thread count (and by
@@ -237,7 +302,7 @@ NQ_API uint64_t nq_job_identity(const nq_job *job);
  * if *cancel (may be NULL) was raised; then *sum holds nothing of this call.
  */
 NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
-                        atomic_int *cancel, nq_counts *sum);
+                        nq_cancel_flag *cancel, nq_counts *sum);
 
 /**
  * Solves one unit on the calling thread (no pool) and stores its counts in

@@ -3,11 +3,13 @@
  * and fill the result.
  *
  * The plan (plan.c) fixes the engine, split depth, unit list and chunking
- * and opens the journal; the run (run/run.c) keeps the ledger of chunks
+ * and opens the journal (and, when asked, estimates the run's duration:
+ * estimate.c); the run (run/run.c) keeps the ledger of chunks
  * and, with a journal or a progress callback, the monitor thread.  Workers
  * only tell each finished chunk to the ledger; the monitor does all the
  * reporting and file I/O.
  */
+#include "api/estimate.h"
 #include "api/plan.h"
 #include "run/pool.h"
 #include "run/run.h"
@@ -53,6 +55,7 @@ int nq_count(const nq_settings *s, nq_result *result)
     nq_run run;
     ret = nq_run_start(&run, &rc);
     if (ret == 0) {
+        nq_plan_estimate(&plan, &run, plan.job->threads);
         ret = solve(&plan, &run);
         nq_counts sum;
         uint64_t done, resumed;

@@ -127,6 +127,8 @@ nq_run_config nq_plan_run_config(const nq_plan *p, const nq_settings *s, double 
         .progress_interval = s->progress_interval,
         .checkpoint_interval = s->checkpoint_interval,
         .cancel = s->cancel,
+        .estimate = s->estimate,
+        .estimate_user = s->estimate_user,
         .start = start,
     };
     return rc;

@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/registry.h"
@@ -20,7 +21,8 @@ void nq_default_settings(nq_settings *s)
     s->checkpoint_interval = 2.0;
 }
 
-/* Writes a printf-style line into detail (when there is room) and returns code. */
+/* Writes a printf-style line into detail (when there is room) and returns
+ * code.  The line stays one line whatever the environment held. */
 static int refuse(char *detail, size_t size, int code, const char *fmt, ...)
 {
     if (detail && size) {
@@ -28,6 +30,7 @@ static int refuse(char *detail, size_t size, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(detail, size, fmt, ap);
         va_end(ap);
+        nq_one_line(detail);
     }
     return code;
 }
@@ -72,6 +75,18 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
         return refuse(detail, size, NQ_EINVAL_THREADS,
                       "thread count %d is out of range: allowed 1 to %d (0 = default)",
                       s->threads, NQ_MAX_THREADS);
+    if (s->threads == 0 && nq_resolve_threads(0) > NQ_MAX_THREADS) {
+        /* The default comes from the environment (or the core count): name
+         * where it came from, since no setting holds the bad value. */
+        const char *env = getenv("OMP_NUM_THREADS");
+        if (env && *env)
+            return refuse(detail, size, NQ_EINVAL_THREADS,
+                          "OMP_NUM_THREADS=%s asks for %d threads, out of range: allowed 1 to %d",
+                          env, nq_resolve_threads(0), NQ_MAX_THREADS);
+        return refuse(detail, size, NQ_EINVAL_THREADS,
+                      "the default thread count %d (one per core) is out of range: allowed 1 "
+                      "to %d; set a thread count", nq_resolve_threads(0), NQ_MAX_THREADS);
+    }
     if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)
         return refuse(detail, size, NQ_EINVAL_ENGINE, "engine %d is not a known engine",
                       (int)s->engine);
@@ -94,6 +109,11 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
                       s->checkpoint_interval);
     return check_engine(s, detail, size);
 }
+
+/* nq_settings may grow only into its reserved words, so that a program
+ * built against an older header still passes one the library can fill. */
+_Static_assert(sizeof(void *) != 8 || sizeof(nq_settings) == 144,
+               "nq_settings changed size: take new fields from reserved_");
 
 int nq_validate_settings(const nq_settings *s)
 {

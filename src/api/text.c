@@ -24,6 +24,8 @@ const char *nq_strerror(int code)
     case NQ_ECANCELLED: return "run was cancelled";
     case NQ_EUNSUPPORTED: return "not supported by this engine";
     case NQ_ETOO_MANY: return "listing exceeds its limit";
+    case NQ_EJOURNAL_PATH: return "checkpoint path cannot hold a journal";
+    case NQ_EJOURNAL_BUSY: return "checkpoint journal is in use by another run";
     default: return "unknown error";
     }
 }

@@ -32,6 +32,22 @@ static const char *format_duration(double seconds, char *buf, size_t size)
     return buf;
 }
 
+/* Writes a long duration in words: "40 minutes", "2.5 hours", "3.1 days",
+ * "4.2 years". */
+static const char *format_long(double seconds, char *buf, size_t size)
+{
+    static const struct {
+        double seconds;
+        const char *name;
+    } units[] = {{365.25 * 86400, "years"}, {86400, "days"}, {3600, "hours"}, {60, "minutes"}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (seconds >= 1.5 * units[i].seconds || i + 1 == sizeof units / sizeof *units) {
+            snprintf(buf, size, "%.1f %s", seconds / units[i].seconds, units[i].name);
+            return buf;
+        }
+    return buf;
+}
+
 /* Units per second over the last few seconds (the library's rate is the
  * average over the whole run, which hides a slowdown). */
 static double current_rate(nq_cli_progress_view *v, const nq_progress *p)
@@ -54,12 +70,18 @@ static void show_progress(const nq_progress *p, void *user)
     char elapsed[32], eta[32];
     double pct = p->units_total ? 100.0 * (double)p->units_done / (double)p->units_total : 100.0;
     double rate = current_rate(v, p);
-    char line[200];
+    char line[240], expected[64] = "";
+    if (v->announced) {
+        char words[32];
+        snprintf(expected, sizeof expected, ", expected %s%s in all",
+                 v->at_least ? "over " : "",
+                 format_long(v->opt->estimate, words, sizeof words));
+    }
     snprintf(line, sizeof line,
-             "%" PRIu64 "/%" PRIu64 " subproblems (%.1f%%), elapsed %s, ETA %s, %.1f/s",
+             "%" PRIu64 "/%" PRIu64 " subproblems (%.1f%%), elapsed %s, ETA %s, %.1f/s%s",
              p->units_done, p->units_total, pct,
              format_duration(p->elapsed, elapsed, sizeof elapsed),
-             format_duration(p->eta, eta, sizeof eta), rate);
+             format_duration(p->eta, eta, sizeof eta), rate, expected);
     if (v->tty) {
         /* \r and erase-line redraw in place; the final call ends the line. */
         fprintf(stderr, "\r\033[K%s%s", line, p->final ? "\n" : "");
@@ -71,16 +93,46 @@ static void show_progress(const nq_progress *p, void *user)
     fflush(stderr);
 }
 
-/* The notice callback (a torn journal tail was discarded). */
-static void show_notice(const char *message, void *user)
+/* Ends a redrawn progress line, so that a message can follow. */
+static void end_open_line(nq_cli_progress_view *v)
 {
-    nq_cli_progress_view *v = user;
     if (v->line_open) {
         fputc('\n', stderr);
         v->line_open = 0;
         progress_line_open = 0;
     }
+}
+
+/* The notice callback (a torn journal tail was discarded). */
+static void show_notice(const char *message, void *user)
+{
+    nq_cli_progress_view *v = user;
+    end_open_line(v);
     fprintf(stderr, "%s: %s\n", v->prog, message);
+}
+
+/* The estimate callback: keeps the estimate for --json and the progress
+ * line, and announces a long count, once as a lower bound when that came
+ * first and again when calibrated. */
+static void take_estimate(const nq_estimate *e, void *user)
+{
+    nq_cli_progress_view *v = user;
+    v->opt->estimate = e->seconds;
+    v->at_least = e->at_least;
+    const int level = e->at_least ? 1 : 2;
+    if (e->seconds < NQ_CLI_LONG_RUN || v->announced >= level)
+        return;
+    char words[32];
+    end_open_line(v);
+    fprintf(stderr, "%s: this count is expected to take %s %s (engine %s, %d thread%s, %" PRIu64
+            " subproblems; ", v->prog, e->at_least ? "at least" : "about",
+            format_long(e->seconds, words, sizeof words), nq_engine_name(e->engine), e->threads,
+            e->threads == 1 ? "" : "s", e->units);
+    if (e->at_least)
+        fputs("the subproblems timed to estimate it are still running)\n", stderr);
+    else
+        fprintf(stderr, "estimated from %" PRIu64 " timed at random)\n", e->sample_units);
+    v->announced = level;
 }
 
 void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, const char *prog)
@@ -88,6 +140,9 @@ void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, cons
     memset(view, 0, sizeof *view);
     view->tty = isatty(STDERR_FILENO);
     view->prog = prog;
+    view->opt = opt;
+    opt->settings.estimate = take_estimate;
+    opt->settings.estimate_user = view;
     int show = opt->progress == NQ_CLI_PROGRESS_ON ||
                (opt->progress == NQ_CLI_PROGRESS_AUTO && view->tty && !opt->quiet);
     if (show) {
@@ -100,7 +155,7 @@ void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, cons
     opt->settings.notice_user = view;
 }
 
-/* SIGINT/SIGTERM: the first asks the run to stop (the journal is flushed);
+/* SIGINT/SIGTERM/SIGHUP: the first asks the run to stop (the journal is flushed);
  * a second one, or any when there is no journal, exits now.  Only
  * async-signal-safe calls here. */
 static void on_signal(int sig)
@@ -123,6 +178,10 @@ void nq_cli_install_signal_handlers(int have_journal)
     exit_at_once = !have_journal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* A journal write past a file size limit then fails with EFBIG and is
+     * reported like a full disk, instead of killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Prints arg quoted for a POSIX shell when it needs it. */

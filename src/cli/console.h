@@ -3,10 +3,11 @@
  * by `nqueens` and `nqueens-mpi` (rank 0 draws; every rank handles signals).
  *
  * Progress is drawn on stderr: redrawn in place on a terminal, a plain line
- * every few seconds otherwise.  SIGINT/SIGTERM: with a journal, the first
- * raises the cancel flag (the run stops between units and the journal is
- * flushed) and a second exits at once; without a journal there is nothing
- * to save, so the first exits at once.  Exit status is 128 + the signal.
+ * every few seconds otherwise.  SIGINT/SIGTERM/SIGHUP (a closed terminal or
+ * SSH session): with a journal, the first raises the cancel flag (the run
+ * stops between units and the journal is flushed) and a second exits at
+ * once; without a journal there is nothing to save, so the first exits at
+ * once.  Exit status is 128 + the signal.
  */
 #ifndef NQ_CLI_CONSOLE_H
 #define NQ_CLI_CONSOLE_H
@@ -23,6 +24,9 @@
 #define NQ_CLI_PROGRESS_LINE_INTERVAL 5.0
 /* Progress samples kept for the current rate: 16 x 0.25 s = a 4 s window. */
 #define NQ_CLI_RATE_SAMPLES 16
+/* A count expected to take longer than this (seconds) is announced on
+ * stderr before it starts, and its progress line shows the estimate. */
+#define NQ_CLI_LONG_RUN 3600.0
 
 typedef struct nq_cli_progress_view {
     int tty;       /* redraw one line in place, else print plain lines */
@@ -31,9 +35,12 @@ typedef struct nq_cli_progress_view {
     uint64_t done[NQ_CLI_RATE_SAMPLES]; /* ...and units done then */
     unsigned samples;
     const char *prog;
+    nq_cli_options *opt;   /* receives the estimate, for --json */
+    int announced;         /* 0, or 1/2 once a lower bound/calibrated estimate was said */
+    int at_least;          /* the last estimate was a lower bound */
 } nq_cli_progress_view;
 
-/* Raised (to 1) by the first SIGINT/SIGTERM; hand it to settings.cancel. */
+/* Raised (to 1) by the first SIGINT/SIGTERM/SIGHUP; hand it to settings.cancel. */
 extern atomic_int nq_cli_cancel;
 /* The first signal received, or 0. */
 extern volatile sig_atomic_t nq_cli_first_signal;
@@ -41,11 +48,16 @@ extern volatile sig_atomic_t nq_cli_first_signal;
 /*
  * Prepares *view for program `prog` and, when *opt asks for progress (or
  * leaves it to a terminal), points the progress and notice callbacks of
- * opt->settings at it.  The callbacks must be called one at a time.
+ * opt->settings at it, and the estimate callback always: a count expected
+ * to take over NQ_CLI_LONG_RUN is announced on stderr (engine, threads,
+ * duration) before it starts, the estimate goes into opt->estimate for
+ * --json.  The callbacks must be called one at a time.
  */
 void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, const char *prog);
 
-/* Installs the SIGINT/SIGTERM handlers; have_journal picks the policy above. */
+/* Installs the SIGINT/SIGTERM/SIGHUP handlers (have_journal picks the
+ * policy above) and ignores SIGXFSZ, so a journal that outgrows a file size
+ * limit fails with a message, as on a full disk. */
 void nq_cli_install_signal_handlers(int have_journal);
 
 /* One line on stderr telling how far the run got (units done) and the

@@ -8,9 +8,10 @@
  * naming the value and what is allowed, and exit status 2.
  *
  * Long runs (console.c): progress on stderr, --checkpoint keeps a journal
- * the library resumes from, and SIGINT/SIGTERM stop the run cleanly: the
- * journal is flushed, the command that resumes is printed, and the exit
- * status is 128 + the signal.  A second signal exits at once.
+ * the library resumes from, and SIGINT/SIGTERM/SIGHUP stop the run
+ * cleanly: the journal is flushed, the command that resumes is printed,
+ * and the exit status is 128 + the signal.  A second signal exits at once.
+ * A result that cannot be written (full disk, closed stdout) exits 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 
 #define PROG "nqueens"
 
-int main(int argc, char **argv)
+/* Counts as the command line asks; returns the exit status. */
+static int run(int argc, char **argv)
 {
     /* getopt_long permutes argv; the resume hint repeats it as typed. */
     char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
@@ -63,4 +65,10 @@ int main(int argc, char **argv)
         return nq_cli_report_failure(PROG, ret, result.detail);
     nq_cli_print_result(&opt, &result, 0);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    nq_cli_guard_std_fds();
+    return nq_cli_close_stdout(PROG, run(argc, argv));
 }

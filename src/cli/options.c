@@ -6,14 +6,32 @@
  * program can parse on every rank and let only rank 0 talk.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/options.h"
+
+/* errno of the first failed write to stdout: a failed flush empties the
+ * buffer, so by the time stdout is closed the reason would be gone. */
+static int stdout_error;
+
+/* Whether everything written to stdout so far went out; remembers the
+ * first failure's reason. */
+static int stdout_ok(void)
+{
+    const int err = errno;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 1;
+    if (!stdout_error)
+        stdout_error = errno ? errno : err ? err : EIO;
+    return 0;
+}
 
 enum long_only {
     OPT_SPLIT_DEPTH = 256,
@@ -52,7 +70,8 @@ void nq_cli_usage(FILE *out, const char *prog)
             "Counts the placements of N non-attacking queens on an N x N board.\n"
             "\n"
             "  N                     board size, 1..32 (required)\n"
-            "  -t, --threads T       worker threads, 1..%d; 0 or unset: OMP_NUM_THREADS or all cores\n"
+            "  -t, --threads T       worker threads, 1..%d (default, or 0: OMP_NUM_THREADS\n"
+            "                        or all cores)\n"
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
             "      --json            print one JSON object instead of text\n"
@@ -84,13 +103,18 @@ void nq_cli_report_bad(const char *prog, const char *message)
     fprintf(stderr, "%s: %s (try --help)\n", prog, message);
 }
 
-/* Formats a bad-input message into err and returns NQ_CLI_BAD. */
+/* Formats a bad-input message into err and returns NQ_CLI_BAD.  Control
+ * characters in what was typed become '?': the message stays one line and
+ * cannot drive the terminal. */
 static enum nq_cli_action bad(char *err, size_t err_size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
+    for (unsigned char *p = (unsigned char *)err; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
     return NQ_CLI_BAD;
 }
 
@@ -106,6 +130,25 @@ static int parse_long(const char *text, long lo, long hi, long *value)
     char *end = NULL;
     long v = strtol(text, &end, 10);
     if (errno == ERANGE || *end != '\0' || end == text || v < lo || v > hi)
+        return -1;
+    *value = v;
+    return 0;
+}
+
+/* Parses a whole decimal integer in [1, UINT64_MAX]; 0 on success, -1
+ * otherwise. */
+static int parse_count(const char *text, uint64_t *value)
+{
+    if (!text || !*text)
+        return -1;
+    uint64_t v = 0;
+    for (const char *p = text; *p; p++) {
+        const unsigned digit = (unsigned)(*p - '0');
+        if (digit > 9 || v > (UINT64_MAX - digit) / 10)
+            return -1;
+        v = v * 10 + digit;
+    }
+    if (v == 0)
         return -1;
     *value = v;
     return 0;
@@ -149,9 +192,9 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
     case 'q': opt->quiet = 1; break;
     case OPT_SOLUTIONS: opt->list = 1; break;
     case OPT_LIMIT:
-        if (parse_long(arg, 1, LONG_MAX, &v) < 0)
-            return bad(err, err_size, "invalid limit '%s': expected a positive integer", arg);
-        opt->limit = (uint64_t)v;
+        if (parse_count(arg, &opt->limit) < 0)
+            return bad(err, err_size, "invalid limit '%s': expected an integer from 1 to %" PRIu64,
+                       arg, UINT64_MAX);
         g->limit = 1;
         break;
     case OPT_FORMAT:
@@ -243,6 +286,7 @@ static enum nq_cli_action parse_command_line(int argc, char **argv, int mpi,
 {
     memset(opt, 0, sizeof *opt);
     nq_default_settings(&opt->settings);
+    opt->estimate = -1;
     given g = {0};
     int c;
     opterr = 0; /* we report our own one-line errors */
@@ -275,6 +319,7 @@ static enum nq_cli_action parse_command_line(int argc, char **argv, int mpi,
     if (opt->list) {
         nq_default_settings(&checked);
         checked.n = opt->settings.n;
+        checked.threads = 1; /* a listing runs on one thread, whatever OMP_NUM_THREADS says */
     }
     if (nq_check_settings(&checked, err, err_size) < 0)
         return NQ_CLI_BAD;
@@ -295,14 +340,15 @@ enum nq_cli_action nq_cli_parse_mpi(int argc, char **argv, nq_cli_options *opt, 
 
 int nq_cli_report_failure(const char *prog, int ret, const char *detail)
 {
-    if (detail && detail[0]) {
-        fprintf(stderr, "%s: %s\n", prog, detail);
-        return ret == NQ_ENOMEM ? 1 : NQ_CLI_EXIT_USAGE;
-    }
-    fprintf(stderr, "%s: %s\n", prog, nq_strerror(ret));
+    fprintf(stderr, "%s: %s\n", prog, detail && detail[0] ? detail : nq_strerror(ret));
+    /* The library's codes say whose fault it was: NQ_EIO and NQ_ENOMEM are
+     * the machine's (a disk that filled up mid-run included), every other
+     * code names something the user gave. */
     return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
 }
 
+/* Prints one solution; stops the listing (returns 1) once stdout failed,
+ * which nq_cli_close_stdout() then reports. */
 static int print_solution(const int *cols, int n, void *user)
 {
     const nq_cli_options *opt = user;
@@ -318,7 +364,7 @@ static int print_solution(const int *cols, int n, void *user)
         }
         putchar('\n');
     }
-    return 0;
+    return ferror(stdout) && !stdout_ok();
 }
 
 int nq_cli_list(const nq_cli_options *opt, const char *prog)
@@ -330,7 +376,8 @@ int nq_cli_list(const nq_cli_options *opt, const char *prog)
         fprintf(stderr, "%s: %s\n", prog, nq_strerror(ret));
         return 1;
     }
-    if (!opt->quiet)
+    /* Flushed first: the count is only claimed once the solutions are out. */
+    if (stdout_ok() && !opt->quiet)
         fprintf(stderr, "%" PRIu64 " solution%s listed\n", emitted, emitted == 1 ? "" : "s");
     return 0;
 }
@@ -347,6 +394,10 @@ static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
            ", \"total\": %s, \"unique\": %s, ",
            r->split_depth, r->subproblems, r->units_resumed, total,
            r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
+    if (opt->estimate >= 0)
+        printf("\"estimated_seconds\": %.6g, ", opt->estimate);
+    else
+        printf("\"estimated_seconds\": null, ");
     printf("\"seconds\": %.6f, \"version\": \"%s\"}\n", r->seconds, nq_version());
 }
 
@@ -380,4 +431,34 @@ void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int rank
         print_json(opt, r, ranks);
     else
         print_text(opt, r, ranks);
+}
+
+void nq_cli_guard_std_fds(void)
+{
+    /* In order, so open() (which takes the lowest free descriptor) lands
+     * on the one that is missing. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", O_RDONLY);
+        if (got >= 0 && got != fd) {
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
+int nq_cli_close_stdout(const char *prog, int status)
+{
+    errno = 0;
+    int failed = !stdout_ok();
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        stdout_error = errno;
+    }
+    if (!failed)
+        return status;
+    fprintf(stderr, "%s: cannot write to standard output: %s\n", prog,
+            stdout_error ? strerror(stdout_error) : "write error");
+    return status ? status : 1;
 }

@@ -38,6 +38,7 @@ typedef struct nq_cli_options {
     enum nq_cli_format format;
     enum nq_cli_progress progress;
     int rank_timeout; /* nqueens-mpi --rank-timeout, seconds; 0 = default */
+    double estimate; /* the library's expected seconds for the count, or -1 */
 } nq_cli_options;
 
 /* What the command line asks for. */
@@ -81,14 +82,30 @@ void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int rank
 
 /*
  * Reports a failed count (nq_count() or planning) on stderr, one line:
- * the library's detail line when it gave one (a setting or the journal at
- * fault), else the error's text.  Returns the exit status: 1 for a failure
- * of the machine (out of memory, an I/O error with no detail), else
- * NQ_CLI_EXIT_USAGE, since the user's input was at fault.
+ * the library's detail line when it gave one, else the error's text.
+ * Returns the exit status: 1 for a failure of the machine (NQ_ENOMEM, and
+ * NQ_EIO: a journal that cannot be read or written, mid-run too), else
+ * NQ_CLI_EXIT_USAGE, since something the user gave was at fault (a
+ * setting; a journal path that cannot be used, a journal in use, another
+ * run's or a damaged one).
  */
 int nq_cli_report_failure(const char *prog, int ret, const char *detail);
 
-/* Lists solutions as *opt asks (stdout; the count on stderr).  Returns the exit status. */
+/* Lists solutions as *opt asks (stdout; the count on stderr).  Returns the
+ * exit status; a listing whose output fails stops at once (the failure is
+ * reported by nq_cli_close_stdout). */
 int nq_cli_list(const nq_cli_options *opt, const char *prog);
+
+/* Makes sure descriptors 0, 1 and 2 are open, before anything opens a
+ * file: one the caller closed (`nqueens 8 >&-`) is reopened on /dev/null,
+ * read-only, so writes to it fail (EBADF) as on a closed descriptor and no
+ * file opened later (a journal) is written as if it were stdout. */
+void nq_cli_guard_std_fds(void);
+
+/* Flushes and closes stdout.  When any write to it failed (a full disk, a
+ * closed descriptor), says so on stderr in one line with the first failure's
+ * reason and returns 1 (or status, when that is already a failure); else
+ * returns status.  A result lost is a failure, never a success. */
+int nq_cli_close_stdout(const char *prog, int status);
 
 #endif /* NQ_CLI_OPTIONS_H */

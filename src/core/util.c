@@ -27,6 +27,13 @@ double nq_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void nq_one_line(char *text)
+{
+    for (unsigned char *p = (unsigned char *)text; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
 uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;

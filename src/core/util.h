@@ -15,6 +15,11 @@ int nq_resolve_threads(int threads);
 /* Seconds on a monotonic clock. */
 double nq_now(void);
 
+/* Replaces every control character of text (newline, tab, escape...) with
+ * '?', so that a message quoting what a user gave (a path, a variable's
+ * value) stays one line and cannot drive a terminal. */
+void nq_one_line(char *text);
+
 /* FNV-1a 64-bit over len bytes, continuing from h (start with NQ_HASH_SEED). */
 #define NQ_HASH_SEED UINT64_C(0xcbf29ce484222325)
 uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len);

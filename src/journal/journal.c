@@ -23,7 +23,6 @@
  * fsync() now and then, so workers never block on I/O.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "journal/crc.h"
+#include "journal/file.h"
 #include "journal/journal.h"
 
 #define JOURNAL_MAGIC "NQJOURNL"
@@ -47,7 +47,7 @@
 #define LOAD_BATCH 1024u
 
 struct nq_journal {
-    char *path;
+    char shown[NQ_JOURNAL_SHOWN_MAX]; /* the path as messages show it */
     int fd;
     uint64_t units, chunk_units, chunks;
     unsigned char *done;   /* loaded at open; never changed afterwards */
@@ -203,97 +203,6 @@ static int read_at(int fd, void *buf, size_t len, off_t off)
     return 0;
 }
 
-/* Writes all len bytes (the fd is O_APPEND); returns 0 or -1 with errno. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const unsigned char *p = buf;
-    while (len) {
-        ssize_t put = write(fd, p, len);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put < 0)
-            return -1;
-        p += put;
-        len -= (size_t)put;
-    }
-    return 0;
-}
-
-/* fsyncs the directory holding path, so a newly linked name survives a
- * crash.  Best effort: some file systems refuse fsync on directories. */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
-/* Creates a journal holding only the header, atomically: the header goes
- * into a temporary file beside path, is fsynced, and is then linked to
- * path, so no crash can leave an empty or half-written header behind (and
- * link() never replaces a file that appeared meanwhile).  Returns an open
- * O_RDWR | O_APPEND descriptor or -1 with errno set. */
-static int create_journal(const char *path, const unsigned char *hdr)
-{
-    /* The temporary name is unique to this process; a leftover from a
-     * crashed process with the same pid is stale and may go. */
-    size_t size = strlen(path) + 32;
-    char *tmp = malloc(size);
-    if (!tmp) {
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        int err = errno;
-        free(tmp);
-        errno = err;
-        return -1;
-    }
-    int err = 0;
-    if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0)
-        err = errno;
-    close(fd);
-    int linked = !err && link(tmp, path) == 0;
-    if (!err && !linked)
-        err = errno;
-    unlink(tmp);
-    free(tmp);
-    if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS || err == EXDEV) {
-        /* A file system without hard links: create the file directly.  A
-         * crash before its header is fsynced can then leave a short file,
-         * which the next open refuses rather than misreads. */
-        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0)
-            return -1;
-        if (write_all(fd, hdr, BLOCK) < 0 || fsync(fd) < 0) {
-            err = errno;
-            close(fd);
-            unlink(path);
-            errno = err;
-            return -1;
-        }
-        sync_parent_dir(path);
-        return fd;
-    }
-    if (err) {
-        errno = err;
-        return -1;
-    }
-    sync_parent_dir(path);
-    return open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-}
-
 static const char *engine_label(uint32_t e)
 {
     const char *name = e < NQ_ENGINE_COUNT_ ? nq_engine_name((enum nq_engine)e) : NULL;
@@ -366,7 +275,7 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
     const nq_counts c = {get128(r + 16), get128(r + 32)};
     if (sc->has_done) {
         say(detail, size, "journal '%s' is damaged: a record follows the completion record "
-            "(offset %llu)", j->path, (unsigned long long)off);
+            "(offset %llu)", j->shown, (unsigned long long)off);
         return NQ_EJOURNAL_CORRUPT;
     }
     if (type == REC_DONE && chunk == j->chunks) {
@@ -384,7 +293,7 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
             j->resumed_units += end - begin;
         }
     } else {
-        say(detail, size, "journal '%s' is damaged: record at offset %llu is invalid", j->path,
+        say(detail, size, "journal '%s' is damaged: record at offset %llu is invalid", j->shown,
             (unsigned long long)off);
         return NQ_EJOURNAL_CORRUPT;
     }
@@ -392,29 +301,67 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
     return 0;
 }
 
+/* Counts, in the `rest` bytes of j's file from offset `from`, the whole
+ * records with a valid checksum and the non-zero bytes.  Returns 0 or -1
+ * (read error, errno set). */
+static int survey_tail(nq_journal *j, uint64_t from, uint64_t rest, uint64_t *valid,
+                       uint64_t *nonzero)
+{
+    unsigned char *buf = malloc((size_t)LOAD_BATCH * BLOCK);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *valid = *nonzero = 0;
+    int ret = 0;
+    for (uint64_t off = 0; off < rest && ret == 0; off += (uint64_t)LOAD_BATCH * BLOCK) {
+        const size_t len = rest - off < (uint64_t)LOAD_BATCH * BLOCK ? (size_t)(rest - off)
+                                                                      : (size_t)LOAD_BATCH * BLOCK;
+        ret = read_at(j->fd, buf, len, (off_t)(from + off));
+        for (size_t i = 0; ret == 0 && i < len; i++)
+            *nonzero += buf[i] != 0;
+        for (size_t r = 0; ret == 0 && r + BLOCK <= len; r += BLOCK)
+            *valid += get32(buf + r + CRC_AT) == nq_crc32(0, buf + r, CRC_AT);
+    }
+    free(buf);
+    return ret;
+}
+
 /* Judges what follows the last good record (sc->valid_end) when it does
  * not check out.  It is a torn tail only if it is the very end of the
  * file: one bad last record, a partial record, or zeros to the end (space
  * a crash allocated but never filled); then sc->torn_bytes says how much.
- * Anything else is damage in the middle.  bad_last: the first bad record
- * is the last whole one.  Returns 0 or NQ_EJOURNAL_CORRUPT. */
+ * Anything else is damage, and the message says what follows the bad
+ * record: valid records (damage in the middle) or bytes that hold none.
+ * bad_last: the first bad record is the last whole one.  Returns 0, or
+ * NQ_EJOURNAL_CORRUPT / NQ_EIO with detail written. */
 static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t partial,
                       scan *sc, char *detail, size_t size)
 {
     const uint64_t rest = file_size - sc->valid_end;
-    int torn = rest < BLOCK || (bad_last && !partial);
-    if (!torn && rest <= (uint64_t)64 << 20) {
-        unsigned char *tail = malloc((size_t)rest);
-        if (tail && read_at(j->fd, tail, (size_t)rest, (off_t)sc->valid_end) == 0)
-            torn = all_zero(tail, (size_t)rest);
-        free(tail);
-    }
-    if (torn) {
+    if (rest < BLOCK || (bad_last && !partial)) {
         sc->torn_bytes = rest;
         return 0;
     }
-    say(detail, size, "journal '%s' is damaged: record at offset %llu fails its checksum "
-        "and valid records follow", j->path, (unsigned long long)sc->valid_end);
+    uint64_t valid, nonzero;
+    if (survey_tail(j, sc->valid_end + BLOCK, rest - BLOCK, &valid, &nonzero) < 0) {
+        say(detail, size, "cannot read journal '%s': %s", j->shown, strerror(errno));
+        return NQ_EIO;
+    }
+    unsigned char first[BLOCK];
+    if (read_at(j->fd, first, BLOCK, (off_t)sc->valid_end) == 0 && all_zero(first, BLOCK) &&
+        nonzero == 0) {
+        sc->torn_bytes = rest;
+        return 0;
+    }
+    if (valid)
+        say(detail, size, "journal '%s' is damaged: the record at offset %llu fails its checksum "
+            "and %llu valid record%s follow it", j->shown, (unsigned long long)sc->valid_end,
+            (unsigned long long)valid, valid == 1 ? "" : "s");
+    else
+        say(detail, size, "journal '%s' is damaged: the record at offset %llu fails its checksum "
+            "and the %llu bytes after it hold no valid record (more than a torn last record)",
+            j->shown, (unsigned long long)sc->valid_end, (unsigned long long)(rest - BLOCK));
     return NQ_EJOURNAL_CORRUPT;
 }
 
@@ -435,7 +382,7 @@ static int load_records(nq_journal *j, uint64_t file_size, scan *sc, char *detai
     for (uint64_t first = 0; first < whole && bad == UINT64_MAX && ret == 0; first += LOAD_BATCH) {
         const uint64_t count = whole - first < LOAD_BATCH ? whole - first : LOAD_BATCH;
         if (read_at(j->fd, buf, (size_t)(count * BLOCK), (off_t)(BLOCK + first * BLOCK)) < 0) {
-            say(detail, size, "cannot read journal '%s': %s", j->path, strerror(errno));
+            say(detail, size, "cannot read journal '%s': %s", j->shown, strerror(errno));
             ret = NQ_EIO;
             break;
         }
@@ -467,14 +414,14 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
     j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
     const size_t flags = j->chunks ? (size_t)j->chunks : 1;
     const size_t bytes = (size_t)(j->chunks + 1) * BLOCK; /* every chunk once, plus DONE */
-    j->path = strdup(path);
+    nq_journal_shown_path(path, j->shown);
     j->done = calloc(flags, 1);
     j->recorded = calloc(flags, 1);
     j->pending = malloc(bytes);
     j->io_buf = malloc(bytes);
     pthread_mutex_init(&j->lock, NULL);
     pthread_mutex_init(&j->io_lock, NULL);
-    if (!j->path || !j->done || !j->recorded || !j->pending || !j->io_buf) {
+    if (!j->done || !j->recorded || !j->pending || !j->io_buf) {
         nq_journal_close(&j);
         return NULL;
     }
@@ -493,7 +440,7 @@ static int check_completion(nq_journal *j, const scan *sc, char *detail, size_t 
     if (!all || sc->done_counts.total != j->resumed.total ||
         sc->done_counts.unique != j->resumed.unique) {
         say(detail, size, "journal '%s' is damaged: its completion record disagrees with its "
-            "chunk records", j->path);
+            "chunk records", j->shown);
         return NQ_EJOURNAL_CORRUPT;
     }
     j->complete = 1;
@@ -510,7 +457,7 @@ static int cut_torn_tail(nq_journal *j, const scan *sc,
     if (!sc->torn_bytes)
         return 0;
     if (ftruncate(j->fd, (off_t)sc->valid_end) < 0 || fsync(j->fd) < 0) {
-        say(detail, size, "cannot truncate the torn tail of journal '%s': %s", j->path,
+        say(detail, size, "cannot truncate the torn tail of journal '%s': %s", j->shown,
             strerror(errno));
         return NQ_EIO;
     }
@@ -519,7 +466,7 @@ static int cut_torn_tail(nq_journal *j, const scan *sc,
         snprintf(line, sizeof line,
                  "journal '%s': discarded a torn last record (%llu bytes at offset %llu), "
                  "kept %llu finished chunks",
-                 j->path, (unsigned long long)sc->torn_bytes, (unsigned long long)sc->valid_end,
+                 j->shown, (unsigned long long)sc->torn_bytes, (unsigned long long)sc->valid_end,
                  (unsigned long long)((sc->valid_end - BLOCK) / BLOCK));
         notice(line, user);
     }
@@ -534,12 +481,12 @@ static int load_existing(nq_journal *j, const nq_job *job,
                          char *detail, size_t size)
 {
     struct stat st;
-    if (fstat(j->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        say(detail, size, "journal '%s' is not a regular file", j->path);
+    if (fstat(j->fd, &st) < 0) {
+        say(detail, size, "cannot read journal '%s': %s", j->shown, strerror(errno));
         return NQ_EIO;
     }
     if (st.st_size == 0) {
-        say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", j->path);
+        say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", j->shown);
         return NQ_EJOURNAL_CORRUPT;
     }
     unsigned char got[BLOCK];
@@ -547,10 +494,10 @@ static int load_existing(nq_journal *j, const nq_job *job,
     const char *why = "not a checkpoint journal (too short)";
     if ((uint64_t)st.st_size < BLOCK || read_at(j->fd, got, BLOCK, 0) < 0 ||
         decode_header(got, &h, &why) < 0) {
-        say(detail, size, "journal '%s': %s", j->path, why);
+        say(detail, size, "journal '%s': %s", j->shown, why);
         return NQ_EJOURNAL_CORRUPT;
     }
-    int ret = check_header(&h, job, j->chunk_units, j->path, detail, size);
+    int ret = check_header(&h, job, j->chunk_units, j->shown, detail, size);
     scan sc;
     if (ret == 0)
         ret = load_records(j, (uint64_t)st.st_size, &sc, detail, size);
@@ -573,21 +520,18 @@ int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint6
     nq_journal *j = journal_new(path, job, chunk_units);
     if (!j)
         return NQ_ENOMEM;
-    int ret = 0;
-    j->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-    if (j->fd < 0 && errno == ENOENT) {
-        unsigned char hdr[BLOCK];
-        encode_header(hdr, job, j->chunk_units);
-        j->fd = create_journal(path, hdr);
-        if (j->fd < 0) {
-            say(detail, size, "cannot create journal '%s': %s", path, strerror(errno));
-            ret = NQ_EIO;
-        }
-    } else if (j->fd < 0) {
-        say(detail, size, "cannot open journal '%s' for writing: %s", path, strerror(errno));
-        ret = NQ_EIO;
-    } else {
+    unsigned char hdr[BLOCK];
+    encode_header(hdr, job, j->chunk_units);
+    nq_journal_file file;
+    int ret = nq_journal_file_open(path, j->shown, hdr, BLOCK, &file, detail, size);
+    j->fd = file.fd;
+    if (ret == 0 && !file.created)
         ret = load_existing(j, job, notice, user, detail, size);
+    if (ret == 0 && file.lock_error && notice) {
+        char line[NQ_JOURNAL_DETAIL_MAX + 96];
+        snprintf(line, sizeof line, "journal '%s' is not locked: its file system has no locks "
+                 "(%s); make sure no other run uses it", j->shown, strerror(file.lock_error));
+        notice(line, user);
     }
     if (ret < 0) {
         nq_journal_close(&j);
@@ -653,7 +597,7 @@ static int flush_locked(nq_journal *j, int sync)
     pthread_mutex_unlock(&j->lock);
 
     const char *op = NULL;
-    if (len && write_all(j->fd, batch, len) < 0)
+    if (len && nq_journal_write_all(j->fd, batch, len) < 0)
         op = "write to";
     j->unsynced |= len != 0;
     /* fsync only when something was written since the last one. */
@@ -666,7 +610,7 @@ static int flush_locked(nq_journal *j, int sync)
     if (op) {
         /* After a failed write the file may end in a partial record; stop
          * writing so it stays a torn tail that the next open discards. */
-        snprintf(j->io_error, sizeof j->io_error, "cannot %s journal '%s': %s", op, j->path,
+        snprintf(j->io_error, sizeof j->io_error, "cannot %s journal '%s': %s", op, j->shown,
                  strerror(errno));
         j->io_failed = 1;
         return NQ_EIO;
@@ -724,7 +668,6 @@ void nq_journal_close(nq_journal **jp)
     }
     pthread_mutex_destroy(&j->lock);
     pthread_mutex_destroy(&j->io_lock);
-    free(j->path);
     free(j->done);
     free(j->recorded);
     free(j->pending);
@@ -737,15 +680,13 @@ int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split
 {
     if (!path)
         return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = nq_journal_file_peek(path);
     if (fd < 0)
         return 0;
     unsigned char b[BLOCK];
     header h;
     const char *why;
-    struct stat st;
-    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read_at(fd, b, BLOCK, 0) == 0 &&
-             decode_header(b, &h, &why) == 0;
+    int ok = read_at(fd, b, BLOCK, 0) == 0 && decode_header(b, &h, &why) == 0;
     close(fd);
     if (!ok)
         return 0;

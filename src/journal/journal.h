@@ -25,14 +25,17 @@ typedef struct nq_journal nq_journal;
 /*
  * Opens `path` for `job`, cut into chunks of chunk_units units (the plan's
  * chunking, recorded in the header), creating it (header written and
- * fsynced) when it does not exist.  An existing journal must match the job
- * and the chunking exactly; its finished chunks are loaded and a torn last
- * record is cut off (reported through notice, which may be NULL).
- * Returns 0, NQ_EINVAL_ARG, NQ_ENOMEM, NQ_EIO (unwritable path, not a
- * regular file...), NQ_EJOURNAL_MISMATCH or NQ_EJOURNAL_CORRUPT; on error
- * the file is left byte-for-byte unchanged and detail (may be NULL; size
- * bytes, NUL-terminated) gets one line naming the file and the problem
- * ("journal 'run.j' is for N=14, this run is N=15").
+ * fsynced) when it does not exist, and locks it until it is closed (see
+ * file.h).  An existing journal must match the job and the chunking
+ * exactly; its finished chunks are loaded and a torn last record is cut off
+ * (reported through notice, which may be NULL, as is a file system without
+ * locks).  Returns 0, NQ_EINVAL_ARG, NQ_ENOMEM, NQ_EJOURNAL_PATH (not a
+ * regular file, no such folder...), NQ_EJOURNAL_BUSY (another run holds
+ * it), NQ_EIO (the machine: disk full, I/O error), NQ_EJOURNAL_MISMATCH or
+ * NQ_EJOURNAL_CORRUPT; on error the file is left byte-for-byte unchanged
+ * and detail (may be NULL; size bytes, NUL-terminated) gets one line
+ * naming the file and the problem ("journal 'run.j' is for N=14, this run
+ * is N=15").
  */
 int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint64_t chunk_units,
                     void (*notice)(const char *message, void *user), void *user, char *detail,

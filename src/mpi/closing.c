@@ -1,6 +1,7 @@
 /*
  * closing.c - the end of an nqueens-mpi job (see closing.h).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,7 +42,18 @@ static void *watch(void *arg)
     return NULL;
 }
 
-void nq_mpi_close_job(int barrier, double timeout, int status)
+/* Meets the other ranks without spinning and returns rank 0's status:
+ * every rank contributes, rank 0's is the largest. */
+static int meet_rank0(int rank, int status)
+{
+    int mine = rank == 0 ? status : INT_MIN, decided = status;
+    MPI_Request closing;
+    MPI_Iallreduce(&mine, &decided, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &closing);
+    nq_mpi_wait_napping(&closing);
+    return decided;
+}
+
+int nq_mpi_close_job(int meet, double timeout, int status)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -50,14 +62,15 @@ void nq_mpi_close_job(int barrier, double timeout, int status)
     /* Without a thread there is no watchdog, and the end is as unbounded
      * as MPI makes it: no reason to fail a finished job. */
     const int watched = rank == 0 && timeout > 0 && pthread_create(&w.thread, NULL, watch, &w) == 0;
-    if (barrier) {
-        MPI_Request closing;
-        MPI_Ibarrier(MPI_COMM_WORLD, &closing);
-        nq_mpi_wait_napping(&closing);
+    if (meet) {
+        const int decided = meet_rank0(rank, status);
+        if (status < 0)
+            status = decided;
     }
     MPI_Finalize();
     if (watched) {
         atomic_store(&w.done, 1);
         pthread_join(w.thread, NULL);
     }
+    return status;
 }

@@ -2,8 +2,8 @@
  * closing.h - the end of an nqueens-mpi job: the closing barrier and
  * MPI_Finalize, with a bound on how long rank 0 waits in them.
  *
- * Every rank meets the others in a barrier (polled with naps, so the rank
- * that finished first does not spin a core) and then finalizes; Open MPI's
+ * Every rank meets the others (polled with naps, so the rank that
+ * finished first does not spin a core) and then finalizes; Open MPI's
  * MPI_Finalize waits for every rank too.  A rank that stops or hangs after
  * its last word to rank 0 would hold rank 0 there forever, after the
  * result is out.  So on rank 0 a watchdog thread ends the process once the
@@ -18,12 +18,15 @@
 #define NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK 3
 
 /*
- * Ends this rank's part of the job: the closing barrier when `barrier`
- * (every rank passes the same), then MPI_Finalize.  On rank 0 with a
- * timeout > 0, if that takes longer than `timeout` seconds, says so on
- * stderr and exits the process with `status`, or
- * NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK for 0; stdout must be flushed before.
+ * Ends this rank's part of the job, then MPI_Finalize.  With `meet` (every
+ * rank passes the same), the ranks first meet and agree on rank 0's exit
+ * status: a rank whose own status is negative (it stopped because rank 0
+ * told it to) takes rank 0's, so mpiexec's status is the run's.  On rank 0
+ * with a timeout > 0, if the end takes longer than `timeout` seconds (a
+ * rank stopped or hung after its last word), says so on stderr and exits
+ * the process with `status`, or NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK for 0;
+ * stdout must be flushed before.  Returns this rank's exit status.
  */
-void nq_mpi_close_job(int barrier, double timeout, int status);
+int nq_mpi_close_job(int meet, double timeout, int status);
 
 #endif /* NQ_MPI_CLOSING_H */

@@ -11,11 +11,13 @@
  * like nq_count(), with the ranks' threads in place of the task pool.
  * Only rank 0 prints and only rank 0 touches the journal.  Every rank
  * leaves with the same decision, so mpiexec's exit status is the run's: 0,
- * 2 for bad input (journal trouble included), 1 for a failure, 128 +
- * signal when interrupted.  A rank that stalls is left behind (its chunks
- * go to the others); since it cannot reach MPI_Finalize, rank 0 then ends
- * the job with MPI_Abort once the result is out: exit status 3 when the
- * count is complete (the total printed is exact).
+ * 2 for bad input (a journal that cannot be used, is in use, or is another
+ * run's), 1 for a failure (a journal write failing mid-run, a rank lost, a
+ * result rank 0 cannot write), 128 + signal when interrupted.  A rank that
+ * stalls is left behind (its chunks go to the others); since it cannot
+ * reach MPI_Finalize, rank 0 then ends the job with MPI_Abort once the
+ * result is out: exit status 3 when the count is complete (the total
+ * printed is exact).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -26,6 +28,7 @@
 
 #include <mpi.h>
 
+#include "api/estimate.h"
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
@@ -202,6 +205,9 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    /* Timed on rank 0's threads, spread over every rank's (the others wait
+     * for their first chunk meanwhile). */
+    nq_plan_estimate(plan, &run, pg->threads);
     const nq_mpi_coord_config cfg = {
         .job = plan->job,
         .run = &run,
@@ -236,15 +242,19 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
     return status;
 }
 
-/* A non-zero rank's exit status after its part of the run. */
+/* A non-zero rank's exit status after its part of the run; -1 when rank
+ * 0 stopped it (no signal of its own), which then takes rank 0's status. */
 static int worker_status(int ret)
 {
     const int sig = nq_cli_first_signal;
-    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + (sig > 0 ? sig : 15) : 1;
+    if (ret == NQ_ECANCELLED && sig <= 0)
+        return -1;
+    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + sig : 1;
 }
 
 int main(int argc, char **argv)
 {
+    nq_cli_guard_std_fds(); /* before MPI opens anything */
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
@@ -299,8 +309,10 @@ int main(int argc, char **argv)
     }
     nq_plan_close(&plan);
     free(pg.typed);
-    fflush(stdout);
+    /* The result is out before the end of the job, which a stalled rank
+     * may cut short; a rank that rank 0 stopped (its journal failed, say)
+     * leaves with rank 0's status. */
+    status = nq_cli_close_stdout(PROG, status);
     const int ran = msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN;
-    nq_mpi_close_job(ran, ran ? (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT] : 0, status);
-    return status;
+    return nq_mpi_close_job(ran, ran ? (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT] : 0, status);
 }

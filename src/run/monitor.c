@@ -21,9 +21,11 @@
 struct nq_monitor {
     nq_monitor_config cfg;
     pthread_t thread;
-    pthread_mutex_t lock; /* guards quit */
+    pthread_mutex_t lock; /* guards quit and the posted estimate */
     pthread_cond_t wake;
     int quit;
+    int posted;           /* an estimate waits to be handed on */
+    nq_estimate estimate;
     double tick;
     double last_report;
     int error; /* 0 or NQ_EIO; written by the thread, read after join */
@@ -49,6 +51,26 @@ static void report(nq_monitor *m, int final)
         p.eta = p.rate > 0 ? (double)(p.units_total - p.units_done) / p.rate : -1;
     m->last_report = now;
     m->cfg.progress(&p, m->cfg.progress_user);
+}
+
+void nq_monitor_post_estimate(nq_monitor *m, const nq_estimate *e)
+{
+    pthread_mutex_lock(&m->lock);
+    m->estimate = *e;
+    m->posted = 1;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Hands a posted estimate to the callback (called without the lock held). */
+static void hand_on_estimate(nq_monitor *m)
+{
+    pthread_mutex_lock(&m->lock);
+    const int posted = m->posted;
+    const nq_estimate e = m->estimate;
+    m->posted = 0;
+    pthread_mutex_unlock(&m->lock);
+    if (posted && m->cfg.estimate)
+        m->cfg.estimate(&e, m->cfg.estimate_user);
 }
 
 static struct timespec deadline_after(double seconds)
@@ -89,6 +111,7 @@ static void *monitor_main(void *arg)
             if (sync)
                 last_sync = now;
         }
+        hand_on_estimate(m);
         if (m->cfg.progress && now - m->last_report >= m->cfg.progress_interval)
             report(m, 0);
         pthread_mutex_lock(&m->lock);
@@ -142,6 +165,7 @@ int nq_monitor_stop(nq_monitor **mp)
     pthread_cond_signal(&m->wake);
     pthread_mutex_unlock(&m->lock);
     pthread_join(m->thread, NULL);
+    hand_on_estimate(m);
     if (m->cfg.progress)
         report(m, 1);
     int ret = m->error;

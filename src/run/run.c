@@ -12,7 +12,7 @@ int nq_run_start(nq_run *r, const nq_run_config *cfg)
     r->cfg = *cfg;
     atomic_init(&r->stop, cfg->cancel ? atomic_load(cfg->cancel) : 0);
     int ret = nq_ledger_create(&r->ledger, cfg->job->units, cfg->chunk_units, cfg->journal);
-    if (ret < 0 || (!cfg->journal && !cfg->progress))
+    if (ret < 0 || (!cfg->journal && !cfg->progress && !cfg->estimate))
         return ret;
     nq_monitor_config mc = {
         .progress = cfg->progress,
@@ -21,6 +21,8 @@ int nq_run_start(nq_run *r, const nq_run_config *cfg)
         .journal = cfg->journal,
         .checkpoint_interval = cfg->checkpoint_interval,
         .user_cancel = cfg->cancel,
+        .estimate = cfg->estimate,
+        .estimate_user = cfg->estimate_user,
         .stop = &r->stop,
         .ledger = r->ledger,
         .start = cfg->start,
@@ -29,6 +31,14 @@ int nq_run_start(nq_run *r, const nq_run_config *cfg)
     if (ret < 0)
         nq_ledger_free(&r->ledger);
     return ret;
+}
+
+void nq_run_post_estimate(nq_run *r, const nq_estimate *e)
+{
+    if (r->monitor)
+        nq_monitor_post_estimate(r->monitor, e);
+    else if (r->cfg.estimate)
+        r->cfg.estimate(e, r->cfg.estimate_user);
 }
 
 atomic_int *nq_run_stop_flag(nq_run *r)

@@ -24,6 +24,8 @@ typedef struct nq_run_config {
     double progress_interval;
     double checkpoint_interval; /* seconds between fsyncs of the journal */
     atomic_int *cancel;         /* optional: the user's cancel flag */
+    nq_estimate_fn estimate;    /* optional: gets what nq_run_post_estimate() posts */
+    void *estimate_user;
     double start;               /* nq_now() when the run began (planning included) */
 } nq_run_config;
 
@@ -35,9 +37,15 @@ typedef struct nq_run {
 } nq_run;
 
 /* Starts a run: its ledger (taking over the journal's finished chunks) and,
- * when there is a journal or a progress callback, the monitor thread.
- * Returns 0, NQ_ENOMEM, or NQ_EIO when no thread could be started. */
+ * when there is a journal, a progress or an estimate callback, the monitor
+ * thread.  Returns 0, NQ_ENOMEM, or NQ_EIO when no thread could be started. */
 int nq_run_start(nq_run *r, const nq_run_config *cfg);
+
+/* Hands an estimate of the run's duration to the estimate callback: from
+ * the monitor thread at its next tick (or when the run finishes), so that
+ * it never runs beside a progress report; at once when there is no
+ * monitor.  Thread-safe; a newer estimate replaces one not yet handed on. */
+void nq_run_post_estimate(nq_run *r, const nq_estimate *e);
 
 /* The flag the workers must watch: raised when they are to stop after the
  * unit in hand (the user's cancel, or the journal cannot be written). */

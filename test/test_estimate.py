@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The duration estimate of `nqueens` against the measured duration.
+
+Run by meson as `python3 test_estimate.py PATH_TO_NQUEENS`, alone (not
+beside other tests), since both figures come from the same run on this
+machine and a burst of other load during the short timed sample would
+skew one and not the other.  No figure here depends on the machine's speed:
+each estimate is compared with the time the same run took.
+
+* N = 16..19 (engine auto: mitm), and full and mirror at N = 16: the
+  estimate carried by --json is within FACTOR of the run's seconds.  A
+  comparison out of range is run once more before it fails (load on a
+  shared machine can hit the sample and miss the run).
+* A count of days is announced on stderr before it starts, as a lower bound
+  while the units timed for the estimate are still running, and the
+  progress line on a terminal shows it.  N=23 with `full` on one thread:
+  its units take tens of seconds, so the lower bound comes first on any
+  machine up to dozens of times faster than a laptop.
+"""
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+NQUEENS = None
+FACTOR = 3.0
+
+
+def counted(*args):
+    p = subprocess.run([NQUEENS, *args, "--json"], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError(p.stderr)
+    return json.loads(p.stdout)
+
+
+class Accuracy(unittest.TestCase):
+    def check(self, args):
+        for attempt in (1, 2):
+            doc = counted(*args)
+            estimate, seconds = doc["estimated_seconds"], doc["seconds"]
+            self.assertIsNotNone(estimate, args)
+            ratio = estimate / seconds
+            print(f"  {' '.join(args)}: {doc['engine']}, estimated {estimate:.3f} s, "
+                  f"took {seconds:.3f} s (x{ratio:.2f})", file=sys.stderr)
+            if 1 / FACTOR <= ratio <= FACTOR:
+                return
+        self.fail(f"{args}: estimated {estimate:.3f} s, took {seconds:.3f} s: more than "
+                  f"{FACTOR}x apart twice")
+
+    def test_auto_16_to_19(self):
+        for n in range(16, 20):
+            with self.subTest(n=n):
+                self.check([str(n)])
+
+    def test_full_and_mirror(self):
+        self.check(["16", "-e", "full"])
+        self.check(["16", "-e", "mirror", "--split-depth", "4"])
+
+    def test_no_estimate_for_a_completed_journal(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            journal = os.path.join(tmp, "j")
+            self.assertIsNotNone(counted("12", "--checkpoint", journal)["estimated_seconds"])
+            self.assertIsNone(counted("12", "--checkpoint", journal)["estimated_seconds"])
+
+
+class Announcement(unittest.TestCase):
+    ARGS = ["23", "-e", "full", "-t", "1"]
+    LINE = (r"nqueens: this count is expected to take at least [\d.]+ (hours|days) \(engine "
+            r"full, 1 thread, 18410 subproblems; the subproblems timed to estimate it are still "
+            r"running\)")
+
+    def test_stderr_before_the_count(self):
+        proc = subprocess.Popen([NQUEENS, *self.ARGS], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            line = proc.stderr.readline()  # blocks until the announcement
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=60)
+        self.assertRegex(line, "^" + self.LINE + "\n$")
+        self.assertEqual(proc.returncode, 130)
+
+    def test_progress_line_on_a_terminal(self):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([NQUEENS, *self.ARGS], stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        seen, deadline = "", time.monotonic() + 120
+        try:
+            while "in all" not in seen.split("\r\x1b[K")[-1] and time.monotonic() < deadline:
+                ready, _, _ = select.select([master], [], [], 1)
+                if ready:
+                    seen += os.read(master, 4096).decode()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+            os.close(master)
+        # Progress is drawn in place from the start; the announcement ends
+        # the line being drawn, and the frames after it show the estimate.
+        lines = seen.replace("\r\n", "\n").split("\n")
+        said = [l for l in lines if l.startswith("nqueens:")]
+        self.assertEqual(len(said), 1, seen)
+        self.assertRegex(said[0], "^" + self.LINE + "$")
+        frame = lines[-1].split("\r\x1b[K")[-1]
+        self.assertRegex(frame, r"^0/18410 subproblems \(0\.0%\), elapsed \d+:\d\d, ETA --, "
+                         r"0\.0/s, expected over [\d.]+ (hours|days) in all$")
+
+
+if __name__ == "__main__":
+    NQUEENS = sys.argv.pop(1)
+    unittest.main(verbosity=2)
