@@ -57,7 +57,7 @@ static size_t class_index(const classifier *c, int a, int b, uint32_t east)
     return (((size_t)(a + c->h) * side + (size_t)(b + c->h)) << (2 * c->h)) | east;
 }
 
-/* v of engine_mitm.c, from the definition: with queens on both main
+/* v of mitm.c, from the definition: with queens on both main
  * diagonals (row = column, row + column = N - 1), 2 when they stand on
  * the same side of the middle and 0 when on opposite sides; else 1. */
 static uint64_t main_diagonal_weight(const int *cols, int n)

@@ -12,35 +12,22 @@
  * 512 candidates.  Blocks are the outer loop and queries the inner one, so
  * a block's tables (4 KiB per 6-bit chunk: 24 KiB at N = 18) stay in the
  * L1 cache, or at N >= 20 (16 KiB per 8-bit chunk) in L2, while every query
- * streams past them.  (Measured: 6-bit chunks beat 5-bit ones by ~10% at
- * N = 18.  Precomputing each query's table offsets once per join was
- * slower than the shifts it saves.)
+ * streams past them.  A query's table offsets are recomputed per block:
+ * a few shifts cost less than storing them once per join and loading them.
  *
  * nq_join_count_split() first cuts both lists on the bits most of their
- * pairs share: pairs that share the bit are skipped wholesale.  Splitting
- * on fixed central bits did not pay (the classes were too uneven); the
- * bit chosen from a sample of both lists, three levels deep, saves 20-25%
- * of the time at N = 20 and 21 and changes nothing below N = 20, where
- * the lists are short.
+ * pairs share: pairs that share the bit are skipped wholesale.  The bit is
+ * chosen from a sample of both lists, since fixed central bits cut them
+ * into classes too uneven to pay; only long lists (N >= 20) are cut.
+ *
+ * The transpose and the query loop come per architecture (join_kernels.h):
+ * the portable ones are here, with the table that is the only place a
+ * kernel's loops are chosen; the x86-64 ones are in x86/.
  */
 #include <string.h>
 
 #include "engines/mitm/join.h"
-
-/*
- * Kernels.  On x86-64 the AVX-512 and AVX2 kernels are always compiled,
- * each for its own instruction set (a target attribute), and the first
- * join picks the best one this CPU runs: so a portable build (no
- * -march=native) still joins with AVX-512 or AVX2 where the machine has
- * them.  The scalar kernel serves every other CPU.  The rest of the file
- * is plain C.
- */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define NQ_JOIN_X86 1
-#define NQ_AVX512_FN __attribute__((target("avx512f,avx512vpopcntdq")))
-#define NQ_AVX2_FN __attribute__((target("avx2")))
-#endif
+#include "engines/mitm/join_kernels.h"
 
 /* Below this many pairs, building tables costs more than it saves. */
 #define NQ_JOIN_NAIVE_PAIRS 2048
@@ -60,8 +47,7 @@ uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, si
     return count;
 }
 
-/* Transposes the block b[0 .. len) into js->occ rows 0 .. rows-1: member i
- * goes into occ[j] for each bit j it has. */
+/* The portable transpose: member i goes into occ[j] for each bit j it has. */
 static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
 {
     memset(js->occ, 0, (size_t)rows * sizeof js->occ[0]);
@@ -75,81 +61,8 @@ static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len,
     }
 }
 
-#ifdef NQ_JOIN_X86
-/* The same, 64 members at a time: vptestmq gives, for 8 members, which
- * have bit j; eight of those make the 64-bit word of occ[j]. */
-NQ_AVX512_FN static void transpose_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
-                                          int rows)
-{
-    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
-        const size_t lo = (size_t)w * 64;
-        if (len <= lo) {
-            for (int j = 0; j < rows; j++)
-                js->occ[j][w] = 0;
-            continue;
-        }
-        __m512i v[8];
-        for (int t = 0; t < 8; t++) {
-            const size_t at = lo + (size_t)t * 8;
-            /* Lanes past len load as zero: absent members have no bits. */
-            const __mmask8 live = at >= len ? 0 : len - at >= 8 ? 0xff : (__mmask8)((1u << (len - at)) - 1);
-            v[t] = _mm512_maskz_loadu_epi64(live, at < len ? b + at : b);
-        }
-        for (int j = 0; j < rows; j++) {
-            /* rows rounds up to whole chunks and may pass the signature's 64
-             * bits: no member has such a bit, so its row is empty (a zero
-             * test mask), and 1 << 64 (undefined) is never computed. */
-            const uint64_t mask = j < 64 ? UINT64_C(1) << j : 0;
-            const __m512i bit = _mm512_set1_epi64((long long)mask);
-            uint64_t word = 0;
-            for (int t = 0; t < 8; t++)
-                word |= (uint64_t)_mm512_test_epi64_mask(v[t], bit) << (8 * t);
-            js->occ[j][w] = word;
-        }
-    }
-}
-#endif
-
-/* Fills js->table for the block b[0 .. len), len <= NQ_JOIN_BLOCK, for
- * chunks 0 .. nch-1 of cbits bits each. */
-static void build_block(nq_join_scratch *js, enum nq_join_kernel kernel, const uint64_t *b,
-                        size_t len, int nch, int cbits)
-{
-    const int rows = nch * cbits;
-#ifdef NQ_JOIN_X86
-    if (kernel == NQ_JOIN_KERNEL_AVX512)
-        transpose_avx512(js, b, len, rows);
-    else
-#endif
-        transpose_scalar(js, b, len, rows);
-    (void)kernel;
-    uint64_t valid[NQ_JOIN_WORDS];
-    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
-        const size_t lo = (size_t)w * 64;
-        /* Members past len do not exist: they must never be counted. */
-        valid[w] = len >= lo + 64 ? ~UINT64_C(0)
-                   : len <= lo    ? 0
-                                  : (UINT64_C(1) << (len - lo)) - 1;
-    }
-    for (int c = 0; c < nch; c++) {
-        uint64_t (*t)[NQ_JOIN_WORDS] = js->table[c];
-        memcpy(t[0], valid, sizeof valid);
-        for (int v = 1; v < 1 << cbits; v++) {
-            /* v = (v with its lowest bit cleared) plus that bit: reuse the
-             * smaller entry and remove the members having the extra bit. */
-            const uint64_t *prev = t[v & (v - 1)];
-            const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
-            for (int w = 0; w < NQ_JOIN_WORDS; w++)
-                t[v][w] = prev[w] & ~occ[w];
-        }
-    }
-}
-
-/*
- * The hot loop, one per kernel: the sum over queries of the number of the
- * block's members compatible with each.  Inlined per constant nch (see
- * NQ_JOIN_SPECIALIZE) so the chunk loop is fully unrolled.
- */
+/* Hot loop of the portable kernel: per query, one AND per chunk on each of
+ * the eight words, then their popcounts. */
 static inline __attribute__((always_inline)) uint64_t
 block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
 {
@@ -170,109 +83,28 @@ block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, in
     return total;
 }
 
-#ifdef NQ_JOIN_X86
-NQ_AVX512_FN static inline __attribute__((always_inline)) uint64_t
-block_queries_avx512(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
-{
-    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
-    __m512i sum = _mm512_setzero_si512();
-    for (size_t i = 0; i < nq; i++) {
-        const uint64_t s = q[i];
-        __m512i acc = _mm512_load_si512((const void *)js->table[0][s & cmask]);
-        for (int c = 1; c < nch; c++)
-            acc = _mm512_and_si512(
-                acc, _mm512_load_si512((const void *)js->table[c][(s >> (cbits * c)) & cmask]));
-        /* Per-lane popcounts summed lane-wise; reduced once per block. */
-        sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
-    }
-    return (uint64_t)_mm512_reduce_add_epi64(sum);
-}
-
-/* AVX2 has no vector popcount: count each byte's bits by looking up both
- * nibbles (vpshufb), add the two 256-bit halves, and sum the byte counts
- * across queries -- at most 16 per query, so 15 queries fit a byte --
- * before widening them (vpsadbw) into 64-bit lanes. */
-NQ_AVX2_FN static inline __attribute__((always_inline)) uint64_t
-block_queries_avx2(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
-{
-    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
-    const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
-                                                 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    __m256i sum = _mm256_setzero_si256();
-    for (size_t i = 0; i < nq;) {
-        const size_t end = nq - i > 15 ? i + 15 : nq;
-        __m256i bytes = _mm256_setzero_si256();
-        for (; i < end; i++) {
-            const uint64_t s = q[i];
-            const __m256i *t0 = (const __m256i *)js->table[0][s & cmask];
-            __m256i lo = _mm256_load_si256(t0), hi = _mm256_load_si256(t0 + 1);
-            for (int c = 1; c < nch; c++) {
-                const __m256i *t = (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask];
-                lo = _mm256_and_si256(lo, _mm256_load_si256(t));
-                hi = _mm256_and_si256(hi, _mm256_load_si256(t + 1));
-            }
-            const __m256i lo_bits = _mm256_add_epi8(
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(lo, low4)),
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(lo, 4), low4)));
-            const __m256i hi_bits = _mm256_add_epi8(
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(hi, low4)),
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(hi, 4), low4)));
-            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(lo_bits, hi_bits));
-        }
-        sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
-    }
-    return (uint64_t)_mm256_extract_epi64(sum, 0) + (uint64_t)_mm256_extract_epi64(sum, 1) +
-           (uint64_t)_mm256_extract_epi64(sum, 2) + (uint64_t)_mm256_extract_epi64(sum, 3);
-}
-#endif
-
-/* The chunk layouts the engine uses, each with its loop unrolled. */
-#define NQ_JOIN_SPECIALIZE(kernel)                                                                 \
-    do {                                                                                           \
-        if (cbits == 6 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 6); /* N = 16, 17 */                                       \
-        if (cbits == 6 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 6); /* N = 18, 19 */                                       \
-        if (cbits == 7 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 7); /* N = 23 */                                           \
-        if (cbits == 8 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 8); /* N = 20 .. 22 */                                     \
-        return kernel(js, q, nq, nch, cbits);                                                      \
-    } while (0)
-
 static uint64_t queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch,
                                int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries_scalar);
 }
 
-#ifdef NQ_JOIN_X86
-NQ_AVX512_FN static uint64_t queries_avx512(const nq_join_scratch *js, const uint64_t *q,
-                                            size_t nq, int nch, int cbits)
-{
-    NQ_JOIN_SPECIALIZE(block_queries_avx512);
-}
+/* A kernel's two loops. */
+typedef struct join_loops {
+    nq_join_transpose_fn *transpose;
+    nq_join_queries_fn *queries;
+} join_loops;
 
-NQ_AVX2_FN static uint64_t queries_avx2(const nq_join_scratch *js, const uint64_t *q, size_t nq,
-                                        int nch, int cbits)
-{
-    NQ_JOIN_SPECIALIZE(block_queries_avx2);
-}
-#endif
-
-static uint64_t block_queries(const nq_join_scratch *js, enum nq_join_kernel kernel,
-                              const uint64_t *q, size_t nq, int nch, int cbits)
-{
+/* The dispatch point: each kernel's loops, indexed by kernel.  A kernel
+ * this build lacks keeps NULL entries; nq_join_kernel_in_use() never
+ * returns it. */
+static const join_loops kernel_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
+    [NQ_JOIN_KERNEL_SCALAR] = {transpose_scalar, queries_scalar},
 #ifdef NQ_JOIN_X86
-    if (kernel == NQ_JOIN_KERNEL_AVX512)
-        return queries_avx512(js, q, nq, nch, cbits);
-    if (kernel == NQ_JOIN_KERNEL_AVX2)
-        return queries_avx2(js, q, nq, nch, cbits);
+    [NQ_JOIN_KERNEL_AVX2] = {transpose_scalar, nq_join_queries_avx2},
+    [NQ_JOIN_KERNEL_AVX512] = {nq_join_transpose_avx512, nq_join_queries_avx512},
 #endif
-    (void)kernel;
-    return queries_scalar(js, q, nq, nch, cbits);
-}
+};
 
 int nq_join_kernel_supported(enum nq_join_kernel kernel)
 {
@@ -315,6 +147,34 @@ int nq_join_use_kernel(enum nq_join_kernel kernel)
     return 0;
 }
 
+/* Fills js->table for the block b[0 .. len), len <= NQ_JOIN_BLOCK, for
+ * chunks 0 .. nch-1 of cbits bits each, transposing with `transpose`. */
+static void build_block(nq_join_scratch *js, nq_join_transpose_fn *transpose, const uint64_t *b,
+                        size_t len, int nch, int cbits)
+{
+    transpose(js, b, len, nch * cbits);
+    uint64_t valid[NQ_JOIN_WORDS];
+    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
+        const size_t lo = (size_t)w * 64;
+        /* Members past len do not exist: they must never be counted. */
+        valid[w] = len >= lo + 64 ? ~UINT64_C(0)
+                   : len <= lo    ? 0
+                                  : (UINT64_C(1) << (len - lo)) - 1;
+    }
+    for (int c = 0; c < nch; c++) {
+        uint64_t (*t)[NQ_JOIN_WORDS] = js->table[c];
+        memcpy(t[0], valid, sizeof valid);
+        for (int v = 1; v < 1 << cbits; v++) {
+            /* v = (v with its lowest bit cleared) plus that bit: reuse the
+             * smaller entry and remove the members having the extra bit. */
+            const uint64_t *prev = t[v & (v - 1)];
+            const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
+            for (int w = 0; w < NQ_JOIN_WORDS; w++)
+                t[v][w] = prev[w] & ~occ[w];
+        }
+    }
+}
+
 /* Rough cost, in cycles, of slicing a list of nb into blocks and running
  * na queries against them: transposing and tabling each block, then a few
  * cycles per query and block.  Used only to choose the block side. */
@@ -347,12 +207,12 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     if (bits >= NQ_JOIN_WIDE_BITS)
         cbits = (bits + 7) / 8 < (bits + 6) / 7 ? 8 : 7;
     const int nch = (bits + cbits - 1) / cbits;
-    const enum nq_join_kernel kernel = nq_join_kernel_in_use();
+    const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
         const size_t len = nb - first < NQ_JOIN_BLOCK ? nb - first : NQ_JOIN_BLOCK;
-        build_block(js, kernel, b + first, len, nch, cbits);
-        count += block_queries(js, kernel, a, na, nch, cbits);
+        build_block(js, loops->transpose, b + first, len, nch, cbits);
+        count += loops->queries(js, a, na, nch, cbits);
     }
     return count;
 }

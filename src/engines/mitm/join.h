@@ -16,11 +16,9 @@
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
 /* Query bits resolved by one table look-up: 6, or for signatures of 36
- * bits and more (N >= 20) 8 where that saves a look-up over 7, else 7:
- * one look-up fewer per query outweighs tables that spill the L1 cache
- * there, not below (measured per N against the others: 6 is ~8% faster
- * than 7 at N = 17; 8 is ~10% faster than 7 at N = 20 and 21, 16% at 22,
- * and the same as 6 and 7 within noise at N = 18, 19). */
+ * bits and more (N >= 20) 8 where that saves a look-up over 7, else 7.
+ * For wide signatures one look-up fewer per query outweighs tables that
+ * spill the L1 cache; for narrow ones it does not. */
 #define NQ_JOIN_CHUNK_BITS_MIN 6
 #define NQ_JOIN_CHUNK_BITS_MAX 8
 #define NQ_JOIN_WIDE_BITS 36

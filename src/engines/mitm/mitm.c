@@ -1,5 +1,5 @@
 /*
- * engine_mitm.c - the meet-in-the-middle engine: counts by joining
+ * mitm.c - the meet-in-the-middle engine: counts by joining
  * quarter-board placements instead of searching the whole board.
  *
  * Let h = N / 2.  For even N the board is four h x h quarters; for odd N
@@ -14,8 +14,6 @@
  * quarter rows and columns stay free.  Otherwise (a, b both non-zero) the
  * two queens also hold one quarter column (m + a) and one quarter row
  * (m + b), so 2h - 1 rows and columns remain and |E| = h - 1 when a > 0.
- * (The issue's "four h x h quarters minus diagonals" misses this; the
- * per-unit test against a classified listing is what caught it.)
  *
  * Inside a unit the east half-boards are built by pairing the north-east
  * placements on rows E-north with the south-east placements on rows
@@ -34,34 +32,27 @@
  * permutations of (a, b); |a| != |b| (they would share a diagonal), so the
  * orbits have eight members and only 0 < a < b is solved, weight 8.  Such
  * a unit is (b, E) and covers every a in 1 .. b - 1 (see mitm_solve).
+ *
+ * The inner loops that build half-boards (half_kernels.h) are portable C
+ * here, or AVX-512 (x86/half_avx512.h) when the build targets it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines/engines.h"
+#include "engines/mitm/half_kernels.h"
 #include "engines/mitm/join.h"
 #include "engines/mitm/mitm.h"
 #include "engines/mitm/quarter_store.h"
 
+/* The build's choice of half-board loops: the AVX-512 ones when it targets
+ * AVX-512F (each loop below then hands its work to them). */
 #if defined(__AVX512F__)
-#include <immintrin.h>
-#define NQ_MITM_AVX512 1
+#include "engines/mitm/x86/half_avx512.h"
 #endif
 
-#ifdef NQ_MITM_AVX512
-/* Stores the lanes of v selected by m, packed, at to; returns how many.  A
- * compress in a register and a store of just that many lanes: a compress
- * straight to memory is microcoded on some cores. */
-static inline size_t store_lanes(uint64_t *to, __mmask8 m, __m512i v)
-{
-    const int k = __builtin_popcount(m);
-    _mm512_mask_storeu_epi64(to, (__mmask8)((1u << k) - 1), _mm512_maskz_compress_epi64(m, v));
-    return (size_t)k;
-}
-#endif
-
-/* Per-thread scratch bytes per N, as plan() computes them (measured, and
- * checked against plan() by the tests; used only by the memory estimate).
+/* Per-thread scratch bytes per N, as plan() computes them (the tests check
+ * the table against plan(); only the memory estimate uses it).
  * Up to N = 15 the join tables dominate; even N has a third signature list
  * (for the main-diagonal split), which is why it exceeds the next odd N. */
 static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
@@ -73,8 +64,8 @@ static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
 
 size_t nq_mitm_batch_limit;
 
-/* Levels of nq_join_count_split() in every join: at N = 20 and 21, 2 to 4
- * levels measured alike and 20-25% faster than none. */
+/* Levels of nq_join_count_split() in every join: the middle of a flat
+ * optimum (two to four levels do alike, all well ahead of none). */
 #define NQ_MITM_SPLIT_DEPTH 3
 
 typedef struct mitm_plan {
@@ -195,64 +186,55 @@ static void half_next_cols(half_iter *it, int h)
     it->next_i = 0;
 }
 
-/* Where a quarter's placements go on the board (see half_next): shifts
- * from local to global diagonal masks, the row offset that moves its masks
- * into the north quarter's frame for the conflict word, and the pre-placed
- * queens' diagonals (global masks) it must avoid. */
-typedef struct quarter_frame {
-    int to_global1, to_global2;
-    int to_north;
-    uint64_t p1, p2;
-} quarter_frame;
-
 /*
  * Keeps the placements of group g[0 .. len) that miss the pre-placed
- * queens' diagonals, writing for each its conflict word (both families in
- * the north quarter's frame, one per 32-bit half; bits that pass 31 cannot
- * meet a north diagonal, which end at 2h - 2 <= 30, and are dropped) to cw
- * and its signature to sig.  Returns how many were kept.  Branch-free: the
- * outcome of the test is unpredictable, and these loops are short.
+ * queens' diagonals (f->p1, f->p2), writing for each its conflict word to
+ * cw and its signature to sig; returns how many were kept.  The conflict
+ * word holds both diagonal families in the north quarter's frame, one per
+ * 32-bit half (bits that pass 31 cannot meet a north diagonal, which end
+ * at 2h - 2 <= 30, and are dropped).
  */
-static size_t filter_quarter(const mitm_plan *p, const quarter_frame *f, const uint64_t *g,
-                             uint32_t len, uint64_t *cw, uint64_t *sig)
+static size_t filter_quarter(const nq_quarter_frame *f, const uint64_t *g, uint32_t len,
+                             uint64_t *cw, uint64_t *sig)
 {
-    const int n = p->n, h = p->h;
-    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
-    size_t kept = 0;
-#ifdef NQ_MITM_AVX512
-    const __m128i sh1 = _mm_cvtsi32_si128(f->to_global1), sh2 = _mm_cvtsi32_si128(f->to_global2);
-    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(n - h);
-    const __m128i shw = _mm_cvtsi32_si128(2 * h - 1);
-    const __m512i low32 = _mm512_set1_epi64(0xffffffff), vm = _mm512_set1_epi64((long long)m);
-    const __m512i vp1 = _mm512_set1_epi64((long long)f->p1);
-    const __m512i vp2 = _mm512_set1_epi64((long long)f->p2);
-    for (uint32_t j = 0; j < len; j += 8) {
-        const __mmask8 live = len - j >= 8 ? 0xff : (__mmask8)((1u << (len - j)) - 1);
-        const __m512i v = _mm512_maskz_loadu_epi64(live, g + j);
-        const __m512i l1 = _mm512_and_si512(v, low32), l2 = _mm512_srli_epi64(v, 32);
-        const __m512i g1 = _mm512_sll_epi64(l1, sh1), g2 = _mm512_sll_epi64(l2, sh2);
-        const __mmask8 ok = (__mmask8)(live & ~(_mm512_test_epi64_mask(g1, vp1) |
-                                                _mm512_test_epi64_mask(g2, vp2)));
-        const __m512i c = _mm512_or_si512(
-            _mm512_and_si512(_mm512_sll_epi64(l1, shn), low32),
-            _mm512_slli_epi64(_mm512_and_si512(_mm512_sll_epi64(l2, shn), low32), 32));
-        const __m512i sg = _mm512_or_si512(
-            _mm512_and_si512(_mm512_srl_epi64(g1, shs), vm),
-            _mm512_sll_epi64(_mm512_and_si512(_mm512_srl_epi64(g2, shs), vm), shw));
-        store_lanes(cw + kept, ok, c);
-        kept += store_lanes(sig + kept, ok, sg);
-    }
+#ifdef NQ_HALF_AVX512
+    return nq_filter_quarter_avx512(f, g, len, cw, sig);
 #else
+    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
+    size_t kept = 0;
     for (uint32_t j = 0; j < len; j++) {
         const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
         const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
         /* Always write, keep only when the pre-placed queens are missed. */
         cw[kept] = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
-        sig[kept] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
+        sig[kept] = (g1 >> f->to_shared & m) | (g2 >> f->to_shared & m) << f->shared_bits;
         kept += ((g1 & f->p1) | (g2 & f->p2)) == 0;
     }
-#endif
     return kept;
+#endif
+}
+
+/*
+ * Hot loop: pairs the north placement with conflict word cw and signature
+ * sig with each of the ns south placements, writing sig | south_sig[j] to
+ * out for each j whose conflict word misses cw, packed; returns how many.
+ * Rows and columns are disjoint by construction, so one AND tests both
+ * diagonal families.  out needs ns + 1 slots.
+ */
+static inline size_t pair_north(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
+                                const uint64_t *south_sig, size_t ns, uint64_t *out)
+{
+#ifdef NQ_HALF_AVX512
+    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, out);
+#else
+    size_t count = 0;
+    /* Branch-free: always write, advance only when compatible. */
+    for (size_t j = 0; j < ns; j++) {
+        out[count] = sig | south_sig[j];
+        count += (cw & south_cw[j]) == 0;
+    }
+    return count;
+#endif
 }
 
 /*
@@ -282,9 +264,9 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
 {
     const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
     /* North quarter: origin (0, c0); its frame is the north frame. */
-    const quarter_frame fn = {c0, n - h - c0, 0, p1, p2};
+    const nq_quarter_frame fn = {c0, n - h - c0, 0, n - h, 2 * h - 1, p1, p2};
     /* South quarter: origin (N - h, c0), N - h rows below the north one. */
-    const quarter_frame fs = {south + c0, south - c0 + n - h, south, p1, p2};
+    const nq_quarter_frame fs = {south + c0, south - c0 + n - h, south, n - h, 2 * h - 1, p1, p2};
     size_t count = 0;
     while (!it->done) {
         if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
@@ -295,37 +277,15 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
         const uint32_t nn_all = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
         const uint32_t ns_all =
             nn_all ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
-        const size_t ns = filter_quarter(p, &fs, gs, ns_all, s->south_cw, s->south_sig);
-        const size_t nn = ns ? filter_quarter(p, &fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
+        const size_t ns = filter_quarter(&fs, gs, ns_all, s->south_cw, s->south_sig);
+        const size_t nn = ns ? filter_quarter(&fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
         for (size_t i = it->next_i; i < nn; i++) {
             if (count + ns > cap) { /* full: resume at this north placement */
                 it->next_i = (uint32_t)i;
                 return count;
             }
-            const uint64_t cw = s->north_cw[i], sig = s->north_sig[i] | sig_or;
-            /* Pairing loop: rows and columns are disjoint by construction,
-             * one AND tests both diagonal families. */
-#ifdef NQ_MITM_AVX512
-            /* Eight south placements at a time (one pass for most groups):
-             * the compatible lanes are packed and stored, never past
-             * count + ns <= cap. */
-            const __m512i vcw = _mm512_set1_epi64((long long)cw);
-            const __m512i vsig = _mm512_set1_epi64((long long)sig);
-            for (size_t j = 0; j < ns; j += 8) {
-                const __mmask8 live = ns - j >= 8 ? 0xff : (__mmask8)((1u << (ns - j)) - 1);
-                const __m512i scw = _mm512_maskz_loadu_epi64(live, s->south_cw + j);
-                const __mmask8 fits = _mm512_mask_testn_epi64_mask(live, vcw, scw);
-                const __m512i ssig = _mm512_maskz_loadu_epi64(live, s->south_sig + j);
-                count += store_lanes(out + count, fits, _mm512_or_si512(vsig, ssig));
-            }
-#else
-            /* Branch-free: always write, advance only when compatible (out
-             * has a spare slot). */
-            for (size_t j = 0; j < ns; j++) {
-                out[count] = sig | s->south_sig[j];
-                count += (cw & s->south_cw[j]) == 0;
-            }
-#endif
+            count += pair_north(s->north_cw[i], s->north_sig[i] | sig_or, s->south_cw,
+                                s->south_sig, ns, out + count);
         }
         half_next_cols(it, h);
     }
@@ -367,10 +327,10 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
  *     total = sum over solutions of v,  v = 1 with at most one such queen,
  *                                       2 with both on one side, 0 split.
  *
- * Each E's weighted count is no longer its solution count, but the sum over
+ * Each E's weighted count is not its solution count, but the sum over
  * each orbit of E under the north-south and east-west reflections is the
  * orbit size times the weighted count of any member (both reflections map
- * {D, A} to itself and keep "same side" and "split"; see the README).  The
+ * {D, A} to itself and keep "same side" and "split").  The
  * gain is in the join: a pair whose halves both hold a main-diagonal queen
  * has v = 0 and is never tried, and since one side of every pair left
  * holds none, the two main-diagonal bits never decide a pair and are cut
@@ -384,45 +344,18 @@ typedef struct diag_split {
     size_t none, one; /* none of class 0 first, then `one` of class 1, then class 2 */
 } diag_split;
 
-/* Copies src[0 .. len) to dst sorted into classes 0, 1, 2, each signature
- * with the two main-diagonal bits cut out.  Counting first puts each class
- * at its final place, so one more pass writes every signature once, with
- * no data-dependent branch (the classes come in no predictable order). */
-static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h, uint64_t *dst)
+/* Writes src[0 .. len) to dst by class, each signature with the bits
+ * bit_a and bit_d cut out: class 0 (neither bit) from dst[at0] on, class
+ * 1 (one) from dst[at1], class 2 (both) from dst[at2]. */
+static inline void write_classes(const uint64_t *src, size_t len, uint64_t bit_a, uint64_t bit_d,
+                                 uint64_t *dst, size_t at0, size_t at1, size_t at2)
 {
-    const uint64_t bit_a = UINT64_C(1) << (h - 1), bit_d = UINT64_C(1) << (3 * h - 2);
+#ifdef NQ_HALF_AVX512
+    nq_write_classes_avx512(src, len, bit_a, bit_d, dst, at0, at1, at2);
+#else
     /* Bits below A stay; those between A and D move down one, those above
      * D down two, closing both gaps. */
     const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
-    size_t has_a = 0, has_d = 0, both = 0;
-    for (size_t i = 0; i < len; i++) {
-        has_a += (src[i] & bit_a) != 0;
-        has_d += (src[i] & bit_d) != 0;
-        both += (src[i] & (bit_a | bit_d)) == (bit_a | bit_d);
-    }
-    const diag_split cut = {len - has_a - has_d + both, has_a + has_d - 2 * both};
-    size_t at0 = 0, at1 = cut.none, at2 = cut.none + cut.one;
-#ifdef NQ_MITM_AVX512
-    const __m512i va = _mm512_set1_epi64((long long)bit_a);
-    const __m512i vd = _mm512_set1_epi64((long long)bit_d);
-    const __m512i vlow = _mm512_set1_epi64((long long)low);
-    const __m512i vmid = _mm512_set1_epi64((long long)mid);
-    const __m512i vhigh = _mm512_set1_epi64((long long)high);
-    for (size_t i = 0; i < len; i += 8) {
-        const __mmask8 live = len - i >= 8 ? 0xff : (__mmask8)((1u << (len - i)) - 1);
-        const __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
-        const __mmask8 ma = _mm512_test_epi64_mask(v, va), md = _mm512_test_epi64_mask(v, vd);
-        const __mmask8 m0 = (__mmask8)(live & ~(ma | md)), m1 = (__mmask8)(ma ^ md);
-        const __mmask8 m2 = (__mmask8)(ma & md);
-        const __m512i c = _mm512_or_si512(
-            _mm512_or_si512(_mm512_and_si512(v, vlow),
-                            _mm512_srli_epi64(_mm512_and_si512(v, vmid), 1)),
-            _mm512_srli_epi64(_mm512_and_si512(v, vhigh), 2));
-        at0 += store_lanes(dst + at0, m0, c);
-        at1 += store_lanes(dst + at1, m1, c);
-        at2 += store_lanes(dst + at2, m2, c);
-    }
-#else
     for (size_t i = 0; i < len; i++) {
         const uint64_t v = src[i];
         const size_t cls = ((v & bit_a) != 0) + ((v & bit_d) != 0);
@@ -436,6 +369,23 @@ static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h
         at2 += cls == 2;
     }
 #endif
+}
+
+/* Copies src[0 .. len) to dst sorted into classes 0, 1, 2, each signature
+ * with the two main-diagonal bits cut out.  Counting first puts each class
+ * at its final place, so one more pass writes every signature once, with
+ * no data-dependent branch (the classes come in no predictable order). */
+static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h, uint64_t *dst)
+{
+    const uint64_t bit_a = UINT64_C(1) << (h - 1), bit_d = UINT64_C(1) << (3 * h - 2);
+    size_t has_a = 0, has_d = 0, both = 0;
+    for (size_t i = 0; i < len; i++) {
+        has_a += (src[i] & bit_a) != 0;
+        has_d += (src[i] & bit_d) != 0;
+        both += (src[i] & (bit_a | bit_d)) == (bit_a | bit_d);
+    }
+    const diag_split cut = {len - has_a - has_d + both, has_a + has_d - 2 * both};
+    write_classes(src, len, bit_a, bit_d, dst, 0, cut.none, cut.none + cut.one);
     return cut;
 }
 
@@ -730,9 +680,9 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     job->split_depth = 0;
     uint64_t id = nq_hash_bytes(NQ_HASH_SEED, "mitm", 4);
     id = nq_hash_bytes(id, &job->n, sizeof job->n);
-    /* What a unit counts is part of the identity: since the main-diagonal
-     * weighting, an even-N unit counts v-weighted solutions, so a journal
-     * of unit counts from before it must be refused, never mixed in. */
+    /* What a unit counts is part of the identity: an even-N unit counts
+     * v-weighted solutions (see diag_split), so a journal of plain unit
+     * counts must be refused, never mixed in. */
     if (!(job->n & 1) && job->n >= NQ_MITM_MIN_N)
         id = nq_hash_bytes(id, "v-weighted", 10);
     if (job->n < NQ_MITM_MIN_N) {
@@ -794,11 +744,11 @@ static double join_cost(const mitm_plan *p, double east, double west)
  * group sizes alone, nothing searched.  A unit builds its west half-boards
  * once and its east ones once per configuration a, gathering the east
  * halves of all configurations into one join with the west ones (see
- * mitm_solve and add_east); the half-board counts are taken before the diagonal tests
- * (half_bound), which overstates them by a roughly constant factor, and the
- * unit costs that pairing work plus the join's (join_cost).  Relative
- * values only; the notes compare them with measured unit times.  Units are
- * independent, so they are estimated in parallel (N = 23 has 3.5 million).
+ * mitm_solve and add_east); the half-board counts are taken before the
+ * diagonal tests (half_bound), which overstates them by a roughly constant
+ * factor, and the unit costs that pairing work plus the join's
+ * (join_cost).  Relative values only.  Units are independent, so they are
+ * estimated in parallel (N = 23 has 3.5 million).
  */
 static int mitm_estimate(const nq_job *job, double *costs)
 {

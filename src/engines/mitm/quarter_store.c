@@ -10,14 +10,14 @@
  * first two rows; tasks meet only in the shared counters, which they bump
  * atomically.  The order of the placements within a group then depends on
  * timing; nothing depends on that order (a unit's count is a sum over
- * pairs), and sorting the groups to fix it cost as much as the walks.
+ * pairs), and sorting the groups to fix it would cost as much as the walks.
  */
 #include <stdlib.h>
 
 #include "engines/mitm/quarter_store.h"
 #include "nqueens/nqueens.h"
 
-/* Placements per side h, measured with this builder (h = 0 holds only the
+/* Placements per side h, as this builder counts them (h = 0 holds only the
  * empty placement). */
 static const uint64_t known_placements[] = {
     1, 2, 5, 18, 87, 462, 2635, 16870, 118969, 915442, 7535369, 66807234,

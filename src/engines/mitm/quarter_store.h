@@ -40,8 +40,8 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads);
 /* Frees the store's arrays (accepts a zeroed or freed store). */
 void nq_quarter_store_free(nq_quarter_store *qs);
 
-/* Placements a store of side h holds, from a table measured by building
- * it; 0 when h is outside the table. */
+/* Placements a store of side h holds, from a table of what building it
+ * gives; 0 when h is outside the table. */
 uint64_t nq_quarter_store_placements(int h);
 
 /* Bytes a store of side h occupies (offset table plus placements). */
