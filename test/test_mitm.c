@@ -276,42 +276,101 @@ static uint64_t order_free_sum(const uint64_t *v, size_t n)
     return sum;
 }
 
-/* The split join equals the naive double loop at every depth, on lists
- * long enough to be split (and it only reorders them). */
-static void test_join_split(void **state)
+/* Class (how many of the class bits) and stored value of x under order o,
+ * from the definitions in join.h. */
+static int class_of(uint64_t x, const nq_join_order *o)
+{
+    return __builtin_popcountll(x & o->class_mask);
+}
+
+static uint64_t cut_class_bits(uint64_t x, uint64_t class_mask)
+{
+    uint64_t out = 0;
+    for (int j = 0, k = 0; j < 64; j++)
+        if (!(class_mask >> j & 1))
+            out |= (x >> j & 1) << k++;
+    return out;
+}
+
+/* The weighted pair count by the double loop over the unsorted lists. */
+static uint64_t weighted_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                               const nq_join_order *o, const uint8_t weight[3][3])
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if ((cut_class_bits(a[i], o->class_mask) & cut_class_bits(b[j], o->class_mask)) == 0)
+                count += weight[class_of(a[i], o)][class_of(b[j], o)];
+    return count;
+}
+
+/* A sorted list holds the cut members, each in its class and key bucket. */
+static void check_sorted(const uint64_t *src, size_t n, const nq_join_order *o,
+                         const nq_join_list *l)
+{
+    assert_true(l->len == n && l->start[0] == 0 && l->start[NQ_JOIN_BUCKETS] == n);
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += cut_class_bits(src[i], o->class_mask) * 0x9e3779b97f4a7c15u;
+    assert_true(order_free_sum(l->sig, n) == want);
+    for (int c = 0; c < NQ_JOIN_BUCKETS; c++)
+        assert_true(l->start[c] <= l->start[c + 1]);
+}
+
+/* The sorted join equals the weighted double loop, with and without
+ * classes, for keys of every size, across block edges, on every kernel. */
+static void test_join_sorted(void **state)
 {
     (void)state;
-    static const size_t sizes[][2] = {{2048, 2048}, {5000, 2100}, {2100, 7000}, {3000, 100}};
-    static const int bits[] = {20, 36, 38, 64};
+    static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
+    static const int bits[] = {8, 20, 38, 62};
+    static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+    static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
-    uint64_t *a = malloc(7000 * sizeof *a), *b = malloc(7000 * sizeof *b);
-    uint64_t *a2 = malloc(7000 * sizeof *a), *b2 = malloc(7000 * sizeof *b);
+    uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
+    uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
     assert_non_null(js);
-    assert_true(a && b && a2 && b2);
+    assert_true(a && b && sa && sb);
+    const enum nq_join_kernel chosen = nq_join_kernel_in_use();
     uint64_t x = 777;
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
-            const size_t na = sizes[i][0], nb = sizes[i][1];
-            random_sigs(a, na, bits[k], 2 + (int)(i + k) % 3, &x);
-            random_sigs(b, nb, bits[k], 2 + (int)(i + k) % 3, &x);
-            const uint64_t want = nq_join_count_naive(a, na, b, nb);
-            const uint64_t sum_a = order_free_sum(a, na), sum_b = order_free_sum(b, nb);
-            for (int depth = 0; depth <= 4; depth++) {
-                memcpy(a2, a, na * sizeof *a);
-                memcpy(b2, b, nb * sizeof *b);
-                const uint64_t got = nq_join_count_split(a2, na, b2, nb, bits[k], depth, js);
-                if (got != want)
-                    fail_msg("split join %zu x %zu, %d bits, depth %d: %llu, expected %llu", na,
-                             nb, bits[k], depth, (unsigned long long)got,
-                             (unsigned long long)want);
-                /* Same members afterwards. */
-                assert_true(order_free_sum(a2, na) == sum_a && order_free_sum(b2, nb) == sum_b);
-            }
-        }
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        if (nq_join_use_kernel((enum nq_join_kernel)k) < 0)
+            continue;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (size_t t = 0; t < sizeof bits / sizeof *bits; t++)
+                for (int classes = 0; classes < 2; classes++) {
+                    const size_t na = sizes[i][0], nb = sizes[i][1];
+                    random_sigs(a, na, bits[t], 2 + (int)(i + t) % 3, &x);
+                    random_sigs(b, nb, bits[t], 2 + (int)(i + t) % 3, &x);
+                    nq_join_order o = {0, 0};
+                    if (classes)
+                        o.class_mask = UINT64_C(1) << (bits[t] / 4) | UINT64_C(1) << (bits[t] - 2);
+                    uint32_t ca[NQ_JOIN_MAX_BITS] = {0}, cb[NQ_JOIN_MAX_BITS] = {0};
+                    nq_join_sample_bits(a, na, bits[t], ca);
+                    nq_join_sample_bits(b, nb, bits[t], cb);
+                    o.key_mask = nq_join_pick_key(ca, cb, bits[t], o.class_mask);
+                    assert_true((o.key_mask & o.class_mask) == 0);
+                    assert_true(__builtin_popcountll(o.key_mask) <= NQ_JOIN_KEY_BITS);
+                    nq_join_list la, lb;
+                    nq_join_sort(a, na, &o, sa, &la);
+                    nq_join_sort(b, nb, &o, sb, &lb);
+                    check_sorted(a, na, &o, &la);
+                    check_sorted(b, nb, &o, &lb);
+                    const uint8_t(*w)[3] = classes ? weight : plain;
+                    const int stored = bits[t] - (classes ? 2 : 0);
+                    const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
+                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, js);
+                    if (got != want)
+                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, classes %d: %llu, "
+                                 "expected %llu", k, na, nb, bits[t], classes,
+                                 (unsigned long long)got, (unsigned long long)want);
+                }
+    }
+    assert_int_equal(nq_join_use_kernel(chosen), 0);
     free(a);
     free(b);
-    free(a2);
-    free(b2);
+    free(sa);
+    free(sb);
     free(js);
 }
 
@@ -446,7 +505,7 @@ int main(void)
         cmocka_unit_test(test_unit_weights),
         cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_join_kernel),
-        cmocka_unit_test(test_join_split),
+        cmocka_unit_test(test_join_sorted),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_limits),

@@ -1,8 +1,8 @@
 /*
  * half_kernels.h - the inner loops that build a unit's half-boards, and
  * what they share: filtering a quarter's placements against the queens
- * placed beforehand, pairing a north placement with the filtered south
- * ones, and writing signatures out by main-diagonal class.
+ * placed beforehand, and pairing a north placement with the filtered
+ * south ones.
  *
  * mitm.c holds the portable loops and, in each, the one choice between
  * them and the AVX-512 ones of x86/half_avx512.h, which a build targeting

@@ -53,20 +53,16 @@
 
 /* Per-thread scratch bytes per N, as plan() computes them (the tests check
  * the table against plan(); only the memory estimate uses it).
- * Up to N = 15 the join tables dominate; even N has a third signature list
- * (for the main-diagonal split), which is why it exceeds the next odd N. */
+ * Up to N = 15 the join tables dominate; an odd N needs what the even N
+ * below it does (the same quarters). */
 static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
-    [4] = 186024,     [5] = 186000,     [6] = 186104,     [7] = 186064,     [8] = 186392,
-    [9] = 186256,     [10] = 187416,    [11] = 187024,    [12] = 191688,    [13] = 189872,
-    [14] = 213144,    [15] = 204496,    [16] = 362648,    [17] = 304720,    [18] = 1196664,
-    [19] = 863504,    [20] = 7439016,   [21] = 5031408,   [22] = 55516824,  [23] = 37111280,
+    [4] = 186024,     [5] = 186024,     [6] = 186104,     [7] = 186104,     [8] = 186392,
+    [9] = 186392,     [10] = 187416,    [11] = 187416,    [12] = 191688,    [13] = 191688,
+    [14] = 213144,    [15] = 213144,    [16] = 362648,    [17] = 362648,    [18] = 1196664,
+    [19] = 1196664,   [20] = 7439016,   [21] = 7439016,   [22] = 55516824,  [23] = 55516824,
 };
 
 size_t nq_mitm_batch_limit;
-
-/* Levels of nq_join_count_split() in every join: the middle of a flat
- * optimum (two to four levels do alike, all well ahead of none). */
-#define NQ_MITM_SPLIT_DEPTH 3
 
 typedef struct mitm_plan {
     int n, h;
@@ -90,7 +86,7 @@ typedef struct mitm_plan {
 typedef struct mitm_scratch {
     nq_join_scratch *js;
     uint64_t *east, *west;   /* half_cap + 1 signatures each */
-    uint64_t *split;         /* even N: half_cap + 1 more, for split lists */
+    uint64_t *split;         /* half_cap + 1 more: where lists are sorted to */
     uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
     uint64_t *south_sig;     /* group_cap: and their signatures */
     uint64_t *north_cw;      /* group_cap: the same for the north quarter */
@@ -100,8 +96,8 @@ typedef struct mitm_scratch {
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
 static size_t scratch_bytes_for(int n, size_t half_cap, size_t group_cap)
 {
-    const size_t lists = n & 1 ? 2 : 3; /* even N: east, west and split */
-    return 64 + sizeof(nq_join_scratch) + lists * (half_cap + 1) * sizeof(uint64_t) +
+    (void)n;
+    return 64 + sizeof(nq_join_scratch) + 3 * (half_cap + 1) * sizeof(uint64_t) +
            4 * group_cap * sizeof(uint64_t);
 }
 
@@ -113,7 +109,7 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     s.east = (uint64_t *)(s.js + 1);
     s.west = s.east + p->half_cap + 1;
     s.split = s.west + p->half_cap + 1;
-    s.south_cw = p->n & 1 ? s.split : s.split + p->half_cap + 1;
+    s.south_cw = s.split + p->half_cap + 1;
     s.south_sig = s.south_cw + p->group_cap;
     s.north_cw = s.south_sig + p->group_cap;
     s.north_sig = s.north_cw + p->group_cap;
@@ -338,55 +334,31 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
  *
  * A half-board's class is how many of the two it holds: bit h - 1 of its
  * signature is the anti-diagonal (sum diagonal N - 1), bit 3h - 2 the main
- * diagonal (difference diagonal N - 1).
+ * diagonal (difference diagonal N - 1).  The join sorts both lists by
+ * class and cuts those two bits out (join.h), and weights each pair of
+ * classes by v:
+ *
+ *     east class 0 x west classes 0, 1     v = 1
+ *     east class 1 x west class 0          v = 1
+ *     east class 0 x west class 2          v = 2
+ *     east class 2 x west class 0          v = 2
+ *     (both sides hold one: v = 0 or the pair clashes -- never tried)
  */
-typedef struct diag_split {
-    size_t none, one; /* none of class 0 first, then `one` of class 1, then class 2 */
-} diag_split;
+static const uint8_t diagonal_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {
+    {1, 1, 2},
+    {1, 0, 0},
+    {2, 0, 0},
+};
 
-/* Writes src[0 .. len) to dst by class, each signature with the bits
- * bit_a and bit_d cut out: class 0 (neither bit) from dst[at0] on, class
- * 1 (one) from dst[at1], class 2 (both) from dst[at2]. */
-static inline void write_classes(const uint64_t *src, size_t len, uint64_t bit_a, uint64_t bit_d,
-                                 uint64_t *dst, size_t at0, size_t at1, size_t at2)
-{
-#ifdef NQ_HALF_AVX512
-    nq_write_classes_avx512(src, len, bit_a, bit_d, dst, at0, at1, at2);
-#else
-    /* Bits below A stay; those between A and D move down one, those above
-     * D down two, closing both gaps. */
-    const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
-    for (size_t i = 0; i < len; i++) {
-        const uint64_t v = src[i];
-        const size_t cls = ((v & bit_a) != 0) + ((v & bit_d) != 0);
-        /* The write position by masks, not branches: 0 - (cls == k) is all
-         * ones exactly when the class is k. */
-        const size_t is1 = 0 - (size_t)(cls == 1), is2 = 0 - (size_t)(cls == 2);
-        const uint64_t narrowed = (v & low) | (v & mid) >> 1 | (v & high) >> 2;
-        dst[at0 + ((at1 - at0) & is1) + ((at2 - at0) & is2)] = narrowed;
-        at0 += cls == 0;
-        at1 += cls == 1;
-        at2 += cls == 2;
-    }
-#endif
-}
+/* Odd N: one class, every pair counts once. */
+static const uint8_t plain_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {{1}};
 
-/* Copies src[0 .. len) to dst sorted into classes 0, 1, 2, each signature
- * with the two main-diagonal bits cut out.  Counting first puts each class
- * at its final place, so one more pass writes every signature once, with
- * no data-dependent branch (the classes come in no predictable order). */
-static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h, uint64_t *dst)
+/* The two main-diagonal bits of a signature (even N; see diagonal_weight). */
+static uint64_t main_diagonal_bits(const mitm_plan *p)
 {
-    const uint64_t bit_a = UINT64_C(1) << (h - 1), bit_d = UINT64_C(1) << (3 * h - 2);
-    size_t has_a = 0, has_d = 0, both = 0;
-    for (size_t i = 0; i < len; i++) {
-        has_a += (src[i] & bit_a) != 0;
-        has_d += (src[i] & bit_d) != 0;
-        both += (src[i] & (bit_a | bit_d)) == (bit_a | bit_d);
-    }
-    const diag_split cut = {len - has_a - has_d + both, has_a + has_d - 2 * both};
-    write_classes(src, len, bit_a, bit_d, dst, 0, cut.none, cut.none + cut.one);
-    return cut;
+    if (p->n & 1)
+        return 0;
+    return UINT64_C(1) << (p->h - 1) | UINT64_C(1) << (3 * p->h - 2);
 }
 
 /* State of one unit's join: the west halves (all of them when west_whole)
@@ -398,66 +370,59 @@ typedef struct unit_join {
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
     size_t nw, ne;
     int west_whole;
-    int diagonals;           /* even N: main-diagonal classes (see diag_split) */
-    diag_split west_split;   /* west_whole and diagonals: of the west halves in s->split */
+    int ordered;             /* order chosen (at the first join) */
+    nq_join_order order;     /* how both sides are sorted for every join */
+    uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
+    nq_join_list west;       /* west_whole and ordered: the west halves, sorted into s->split */
     uint64_t pairs;
 } unit_join;
 
-/* The weighted count of the split east list e and west list w (even N):
- * pairs with v = 1 (class 0 with classes 0 and 1, class 1 with class 0) and
- * with v = 2 (class 0 with class 2, either way round).  Each join takes
- * whole classes, never two at once: the joins reorder their lists, and the
- * classes must stay where diag_split says for the next east batch. */
-static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, uint64_t *e, size_t ne,
-                               diag_split es, uint64_t *w, size_t nw, diag_split ws)
+/* Chooses the sort order of the unit's joins, once: the class bits, and
+ * the key bits that the most pairs of sampled east and west halves share. */
+static void choose_order(unit_join *u)
 {
-    const int depth = NQ_MITM_SPLIT_DEPTH;
-    uint64_t *e1 = e + es.none, *e2 = e1 + es.one, *w1 = w + ws.none, *w2 = w1 + ws.one;
-    const size_t ne2 = ne - es.none - es.one, nw2 = nw - ws.none - ws.one;
-    const int bits = p->sig_bits - 2;
-    return nq_join_count_split(e, es.none, w, ws.none, bits, depth, js) +
-           nq_join_count_split(e, es.none, w1, ws.one, bits, depth, js) +
-           2 * nq_join_count_split(e, es.none, w2, nw2, bits, depth, js) +
-           nq_join_count_split(e1, es.one, w, ws.none, bits, depth, js) +
-           2 * nq_join_count_split(e2, ne2, w, ws.none, bits, depth, js);
+    const mitm_plan *p = u->p;
+    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
+    nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
+    u->order.class_mask = main_diagonal_bits(p);
+    u->order.key_mask = nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
+                                         u->order.class_mask);
+    u->ordered = 1;
 }
 
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
- * the east batch is joined with each west batch in turn.  Even N splits
- * each list into a free buffer: whole west halves went to `split` (see
- * mitm_solve), so each east batch goes to `west`, the buffer they left;
- * otherwise the east batch goes to `split`, and then each west batch to
- * the east buffer it left. */
+ * the east batch is joined with each west batch in turn.  Each list is
+ * sorted into a free buffer: whole west halves go to `split` at the first
+ * join, each east batch then to `west`, the buffer they left; otherwise
+ * the east batch goes to `split`, and each west batch to the east buffer
+ * it left. */
 static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
+    const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
+    const int bits = p->sig_bits - __builtin_popcountll(main_diagonal_bits(p));
+    nq_join_list east;
     if (u->west_whole) {
-        if (u->diagonals) {
-            const diag_split es = split_by_main_diagonals(s->east, u->ne, p->h, s->west);
-            u->pairs += join_diagonals(p, s->js, s->west, u->ne, es, s->split, u->nw,
-                                       u->west_split);
-        } else {
-            u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
-                                            NQ_MITM_SPLIT_DEPTH, s->js);
+        if (!u->ordered) {
+            choose_order(u);
+            nq_join_sort(s->west, u->nw, &u->order, s->split, &u->west);
         }
+        nq_join_sort(s->east, u->ne, &u->order, s->west, &east);
+        u->pairs += nq_join_sorted_count(&east, &u->west, weight, bits, s->js);
     } else {
+        if (!u->ordered)
+            choose_order(u);
+        nq_join_sort(s->east, u->ne, &u->order, s->split, &east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
-        diag_split es = {0, 0};
-        if (u->diagonals)
-            es = split_by_main_diagonals(s->east, u->ne, p->h, s->split);
         half_iter wi;
         half_start(&wi, u->west_n, u->west_s, hm, 0);
         while (!wi.done) {
             u->nw = half_next(p, s, &wi, u->wp1, u->wp2, 0, s->west, p->half_cap);
-            if (u->diagonals) {
-                const diag_split ws = split_by_main_diagonals(s->west, u->nw, p->h, s->east);
-                u->pairs += join_diagonals(p, s->js, s->split, u->ne, es, s->east, u->nw, ws);
-            } else {
-                u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
-                                                NQ_MITM_SPLIT_DEPTH, s->js);
-            }
+            nq_join_list west;
+            nq_join_sort(s->west, u->nw, &u->order, s->east, &west);
+            u->pairs += nq_join_sorted_count(&east, &west, weight, bits, s->js);
         }
     }
     u->ne = 0;
@@ -524,9 +489,7 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
         out->total = 0;
         return;
     }
-    u.diagonals = !(n & 1);
-    if (u.diagonals && u.west_whole)
-        u.west_split = split_by_main_diagonals(s.west, u.nw, h, s.split);
+    nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
     if (d.a_first == 0) {
         add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
     } else {

@@ -82,31 +82,4 @@ static inline size_t nq_pair_north_avx512(uint64_t cw, uint64_t sig, const uint6
     return count;
 }
 
-/* write_classes(), eight signatures at a time. */
-static inline void nq_write_classes_avx512(const uint64_t *src, size_t len, uint64_t bit_a,
-                                           uint64_t bit_d, uint64_t *dst, size_t at0, size_t at1,
-                                           size_t at2)
-{
-    const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
-    const __m512i va = _mm512_set1_epi64((long long)bit_a);
-    const __m512i vd = _mm512_set1_epi64((long long)bit_d);
-    const __m512i vlow = _mm512_set1_epi64((long long)low);
-    const __m512i vmid = _mm512_set1_epi64((long long)mid);
-    const __m512i vhigh = _mm512_set1_epi64((long long)high);
-    for (size_t i = 0; i < len; i += 8) {
-        const __mmask8 live = nq_half_live(len, i);
-        const __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
-        const __mmask8 ma = _mm512_test_epi64_mask(v, va), md = _mm512_test_epi64_mask(v, vd);
-        const __mmask8 m0 = (__mmask8)(live & ~(ma | md)), m1 = (__mmask8)(ma ^ md);
-        const __mmask8 m2 = (__mmask8)(ma & md);
-        const __m512i c = _mm512_or_si512(
-            _mm512_or_si512(_mm512_and_si512(v, vlow),
-                            _mm512_srli_epi64(_mm512_and_si512(v, vmid), 1)),
-            _mm512_srli_epi64(_mm512_and_si512(v, vhigh), 2));
-        at0 += nq_half_store_lanes(dst + at0, m0, c);
-        at1 += nq_half_store_lanes(dst + at1, m1, c);
-        at2 += nq_half_store_lanes(dst + at2, m2, c);
-    }
-}
-
 #endif /* NQ_HALF_AVX512_H */
