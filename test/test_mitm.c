@@ -16,6 +16,7 @@
 #include "count_util.h"
 #include "engines/mitm/join.h"
 #include "engines/mitm/mitm.h"
+#include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 #include "known.h"
 #include "nqueens/nqueens.h"
@@ -194,6 +195,64 @@ static void test_small_batches(void **state)
     }
 }
 
+/* Slices walked without a store give every unit of N = 4..13 the same
+ * count as slices from the store. */
+static void test_walked_slices(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
+        nq_settings s;
+        nq_job *stored = NULL, *walked = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        assert_int_equal(nq_job_create(&stored, &s), 0);
+        nq_mitm_walk_slices = 1;
+        const int ret = nq_job_create(&walked, &s);
+        nq_mitm_walk_slices = 0;
+        assert_int_equal(ret, 0);
+        assert_true(nq_job_identity(stored) == nq_job_identity(walked));
+        for (uint64_t u = 0; u < nq_job_units(stored); u++) {
+            nq_counts a, b;
+            assert_int_equal(nq_job_solve_unit(stored, u, &a), 0);
+            assert_int_equal(nq_job_solve_unit(walked, u, &b), 0);
+            if (a.total != b.total)
+                fail_msg("n=%d unit %llu: %llu walked, %llu from the store", n,
+                         (unsigned long long)u, (unsigned long long)b.total,
+                         (unsigned long long)a.total);
+        }
+        nq_job_free(&stored);
+        nq_job_free(&walked);
+    }
+}
+
+/* N = 14..18: the units of a job, solved one range at a time, add up to the
+ * known total; N = 14..16 with walked slices (the path of N >= 24). */
+static void test_unit_sums(void **state)
+{
+    (void)state;
+    for (int n = 14; n <= 18; n++) {
+        nq_settings s;
+        nq_job *job = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        nq_mitm_walk_slices = n <= 16;
+        const int ret = nq_job_create(&job, &s);
+        nq_mitm_walk_slices = 0;
+        assert_int_equal(ret, 0);
+        const uint64_t units = nq_job_units(job), step = units / 7 + 1;
+        nq_counts sum = {0, 0};
+        for (uint64_t first = 0; first < units; first += step)
+            assert_int_equal(nq_job_solve(job, first, first + step < units ? step : units - first,
+                                          2, NULL, &sum),
+                             0);
+        if (sum.total != known_total[n])
+            fail_msg("n=%d: units add up to %llu", n, (unsigned long long)sum.total);
+        nq_job_free(&job);
+    }
+}
+
 /* xorshift64*: a fixed, portable pseudo-random stream. */
 static uint64_t next_random(uint64_t *x)
 {
@@ -304,14 +363,23 @@ static uint64_t weighted_naive(const uint64_t *a, size_t na, const uint64_t *b, 
     return count;
 }
 
-/* A sorted list holds the cut members, each in its class and key bucket. */
-static void check_sorted(const uint64_t *src, size_t n, const nq_join_order *o,
-                         const nq_join_list *l)
+/* An order-free checksum of src[0 .. n) as sorting stores it. */
+static uint64_t cut_sum(const uint64_t *src, size_t n, const nq_join_order *o)
 {
-    assert_true(l->len == n && l->start[0] == 0 && l->start[NQ_JOIN_BUCKETS] == n);
-    uint64_t want = 0;
+    uint64_t sum = 0;
     for (size_t i = 0; i < n; i++)
-        want += cut_class_bits(src[i], o->class_mask) * 0x9e3779b97f4a7c15u;
+        sum += cut_class_bits(src[i], o->class_mask) * 0x9e3779b97f4a7c15u;
+    return sum;
+}
+
+/* Sorts src (clobbering it) and checks that the list holds the cut
+ * members (by checksum), each bucket after the one before. */
+static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+                           nq_join_list *l)
+{
+    const uint64_t want = cut_sum(src, n, o);
+    nq_join_sort(src, n, o, dst, l);
+    assert_true(l->len == n && l->start[0] == 0 && l->start[NQ_JOIN_BUCKETS] == n);
     assert_true(order_free_sum(l->sig, n) == want);
     for (int c = 0; c < NQ_JOIN_BUCKETS; c++)
         assert_true(l->start[c] <= l->start[c + 1]);
@@ -323,7 +391,7 @@ static void test_join_sorted(void **state)
 {
     (void)state;
     static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
-    static const int bits[] = {8, 20, 38, 62};
+    static const int bits[] = {8, 20, 38, NQ_JOIN_BUCKET_SHIFT};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
@@ -351,14 +419,12 @@ static void test_join_sorted(void **state)
                     o.key_mask = nq_join_pick_key(ca, cb, bits[t], o.class_mask);
                     assert_true((o.key_mask & o.class_mask) == 0);
                     assert_true(__builtin_popcountll(o.key_mask) <= NQ_JOIN_KEY_BITS);
-                    nq_join_list la, lb;
-                    nq_join_sort(a, na, &o, sa, &la);
-                    nq_join_sort(b, nb, &o, sb, &lb);
-                    check_sorted(a, na, &o, &la);
-                    check_sorted(b, nb, &o, &lb);
                     const uint8_t(*w)[3] = classes ? weight : plain;
                     const int stored = bits[t] - (classes ? 2 : 0);
                     const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
+                    nq_join_list la, lb;
+                    sort_and_check(a, na, &o, sa, &la);
+                    sort_and_check(b, nb, &o, sb, &lb);
                     const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, js);
                     if (got != want)
                         fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, classes %d: %llu, "
@@ -426,6 +492,71 @@ static int compare_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* The most placements of any row set of side h, from the store. */
+static size_t largest_slice(const nq_quarter_store *qs, int h)
+{
+    size_t most = 0;
+    for (size_t rows = 0; rows < ((size_t)1 << h); rows++) {
+        const size_t size = qs->start[(rows + 1) << h] - qs->start[rows << h];
+        most = size > most ? size : most;
+    }
+    return most;
+}
+
+/* Sorted copies of one group of a slice, conflict words and signatures
+ * paired, so that two slices' groups compare whatever their order. */
+static void sorted_group(const nq_quarter_slice *sl, uint32_t cols, uint64_t *out)
+{
+    const uint32_t at = sl->first[cols], len = sl->size[cols];
+    for (uint32_t i = 0; i < len; i++)
+        out[i] = sl->cw[at + i] * 0x9e3779b97f4a7c15u ^ sl->sig[at + i];
+    qsort(out, len, sizeof *out, compare_u64);
+}
+
+/* Slices walked without a store equal slices from the store, group by
+ * group, in every quarter frame with random queens placed beforehand, and
+ * the capacity table is the largest row set (h <= 9). */
+static void test_quarter_slices(void **state)
+{
+    (void)state;
+    uint64_t x = 99;
+    for (int h = 1; h <= 9; h++) {
+        nq_quarter_store qs;
+        assert_int_equal(nq_quarter_store_build(&qs, h, 2), 0);
+        const size_t cap = nq_quarter_slice_capacity(h);
+        assert_true(cap == largest_slice(&qs, h));
+        const size_t bytes = nq_quarter_slice_bytes(h, cap);
+        void *m1 = malloc(bytes), *m2 = malloc(bytes);
+        uint64_t *g1 = malloc(cap * sizeof *g1), *g2 = malloc(cap * sizeof *g2);
+        assert_true(m1 && m2 && g1 && g2);
+        for (int trial = 0; trial < (h <= 7 ? 40 : 4); trial++) {
+            const int n = 2 * h + (trial & 1), r0 = trial & 2 ? n - h : 0;
+            const int c0 = trial & 4 ? n - h : 0;
+            const uint64_t p1 = next_random(&x) & next_random(&x), p2 = next_random(&x) & next_random(&x);
+            const nq_quarter_frame f = {r0 + c0, r0 - c0 + n - h, r0, n - h, 2 * h - 1, p1, p2};
+            const uint32_t rows = (uint32_t)next_random(&x) & ((UINT32_C(1) << h) - 1);
+            nq_quarter_slice a, b;
+            nq_quarter_slice_init(&a, h, cap, m1);
+            nq_quarter_slice_init(&b, h, cap, m2);
+            nq_quarter_slice_fill(&a, &qs, h, rows, &f);
+            nq_quarter_slice_fill(&b, NULL, h, rows, &f);
+            for (uint32_t cols = 0; cols < (UINT32_C(1) << h); cols++) {
+                if (__builtin_popcount(cols) != __builtin_popcount(rows))
+                    continue;
+                assert_int_equal(a.size[cols], b.size[cols]);
+                sorted_group(&a, cols, g1);
+                sorted_group(&b, cols, g2);
+                assert_memory_equal(g1, g2, a.size[cols] * sizeof *g1);
+            }
+        }
+        free(m1);
+        free(m2);
+        free(g1);
+        free(g2);
+        nq_quarter_store_free(&qs);
+    }
 }
 
 /* From h = 8 the store is built in parallel: any thread count gives the
@@ -504,10 +635,13 @@ int main(void)
         cmocka_unit_test(test_totals),
         cmocka_unit_test(test_unit_weights),
         cmocka_unit_test(test_small_batches),
+        cmocka_unit_test(test_walked_slices),
+        cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_quarter_store_threads),
+        cmocka_unit_test(test_quarter_slices),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,9 @@ struct nq_engine_ops {
     int (*plan)(nq_job *job, int split_depth);
     /* Solves one unit into *out (overwriting it).  Thread-safe. */
     void (*solve)(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch);
-    /* Bytes of per-thread scratch solve() needs; NULL means none. */
+    /* Bytes of per-thread scratch solve() needs; NULL means none.  The
+     * scratch is zeroed when a run starts and stays one thread's through
+     * the run, so solve() may keep in it what one unit built for the next. */
     size_t (*scratch_size)(const nq_job *job);
     /* Frees job->plan; NULL when plan allocates nothing. */
     void (*release)(nq_job *job);

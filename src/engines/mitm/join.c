@@ -170,10 +170,14 @@ static void build_block(nq_join_scratch *js, nq_join_transpose_fn *transpose, co
         for (int v = 1; v < 1 << cbits; v++) {
             /* v = (v with its lowest bit cleared) plus that bit: reuse the
              * smaller entry and remove the members having the extra bit. */
-            const uint64_t *prev = t[v & (v - 1)];
             const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
+            /* Through a local copy: the compiler cannot see that t[v] never
+             * overlaps the rows it reads, and would not vectorize. */
+            uint64_t entry[NQ_JOIN_WORDS];
+            memcpy(entry, t[v & (v - 1)], sizeof entry);
             for (int w = 0; w < NQ_JOIN_WORDS; w++)
-                t[v][w] = prev[w] & ~occ[w];
+                entry[w] &= ~occ[w];
+            memcpy(t[v], entry, sizeof entry);
         }
     }
 }
@@ -274,24 +278,52 @@ static inline size_t bucket_of(uint64_t v, const nq_join_order *o)
            (size_t)gather_bits(v, o->key_mask);
 }
 
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+/* The sort works on four parts of the list at once, each with its own
+ * counters: members in a row of one bucket would otherwise wait on each
+ * other's counter updates (store to load), as a bucket holds many. */
+#define SORT_PARTS 4
+
+/* Notes member *v's bucket in its top bits and counts it. */
+static inline void mark_bucket(uint64_t *v, const nq_join_order *o, size_t *count)
+{
+    const size_t b = bucket_of(*v, o);
+    *v |= (uint64_t)b << NQ_JOIN_BUCKET_SHIFT;
+    count[b]++;
+}
+
+/* Stores marked member v, cut down to `keep`, at its bucket's next slot. */
+static inline void place(uint64_t v, uint64_t keep, uint64_t *dst, size_t *at)
+{
+    dst[at[v >> NQ_JOIN_BUCKET_SHIFT]++] = gather_bits(v, keep);
+}
+
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
                   nq_join_list *out)
 {
-    size_t at[NQ_JOIN_BUCKETS] = {0};
-    for (size_t i = 0; i < n; i++)
-        at[bucket_of(src[i], o)]++;
-    size_t sum = 0;
+    const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
+    size_t count[SORT_PARTS][NQ_JOIN_BUCKETS] = {{0}};
+    for (size_t j = 0; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            mark_bucket(&src[p * part + j], o, count[p]);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        mark_bucket(&src[i], o, count[SORT_PARTS - 1]);
+    size_t at[SORT_PARTS][NQ_JOIN_BUCKETS], sum = 0;
     for (int b = 0; b < NQ_JOIN_BUCKETS; b++) {
         out->start[b] = sum;
-        sum += at[b];
-        at[b] = out->start[b];
+        for (int p = 0; p < SORT_PARTS; p++) {
+            at[p][b] = sum;
+            sum += count[p][b];
+        }
     }
     out->start[NQ_JOIN_BUCKETS] = sum;
     out->sig = dst;
     out->len = n;
-    const uint64_t keep = ~o->class_mask;
-    for (size_t i = 0; i < n; i++)
-        dst[at[bucket_of(src[i], o)]++] = gather_bits(src[i], keep);
+    const uint64_t keep = ~o->class_mask & ((UINT64_C(1) << NQ_JOIN_BUCKET_SHIFT) - 1);
+    for (size_t j = 0; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            place(src[p * part + j], keep, dst, at[p]);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        place(src[i], keep, dst, at[SORT_PARTS - 1]);
 }
 
 /* Runs of the query list to join with one block: [begin, end) and the

@@ -82,8 +82,11 @@ uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int 
                           uint64_t exclude);
 
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
- * signature with o->class_mask's bits cut out, and describes it in *out. */
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+ * signature with o->class_mask's bits cut out, and describes it in *out.
+ * Signatures must fit in NQ_JOIN_BUCKET_SHIFT bits: the sort keeps each
+ * member's bucket in the bits above, and leaves src clobbered. */
+#define NQ_JOIN_BUCKET_SHIFT 56
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
                   nq_join_list *out);
 
 /*

@@ -12,9 +12,14 @@
 
 /* Board sizes the engine joins quarters for.  Below the range it solves the
  * board in one unit by a trivial search; above it, plan() returns
- * NQ_EUNSUPPORTED (the quarter store for N = 24 would need ~5 GiB). */
+ * NQ_EUNSUPPORTED (the slices of N = 28 lack a capacity table, and their
+ * signatures and row sets would still fit). */
 #define NQ_MITM_MIN_N 4
-#define NQ_MITM_MAX_N 23
+#define NQ_MITM_MAX_N 27
+
+/* Largest quarter side whose store a job builds: 0.5 GiB at h = 11 (N = 22,
+ * 23).  Larger boards walk each slice's rows instead (quarter_slice.h). */
+#define NQ_MITM_STORE_MAX_H 11
 
 /* What unit u of a mitm job counts.  Rows of the board that the four
  * quarters cover are numbered for `east`: bit i (i < h) is board row i,
@@ -41,8 +46,13 @@ int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out);
  * real boards never take, run on small ones.  0, the default: no limit. */
 extern size_t nq_mitm_batch_limit;
 
+/* For tests: when non-zero, jobs planned afterwards build no quarter store
+ * and walk every slice's rows, as boards past NQ_MITM_STORE_MAX_H do. */
+extern int nq_mitm_walk_slices;
+
 /* Estimated peak bytes of a mitm run on n with `threads` threads: quarter
- * store, unit tables and per-thread scratch.  0 when n is unsupported. */
+ * store (to N = 23), unit tables and per-thread scratch (half-board lists,
+ * join tables, four slices).  0 when n is unsupported. */
 size_t nq_mitm_memory_estimate(int n, int threads);
 
 #endif /* NQ_MITM_H */
