@@ -262,6 +262,7 @@ static size_t half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint
                         size_t cap)
 {
     const nq_quarter_slice *north = it->north, *south = it->south;
+    const uint64_t avoid = it->avoid;
     size_t count = 0;
     while (!it->done) {
         if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
@@ -270,20 +271,23 @@ static size_t half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint
         }
         const uint32_t south_cols = it->avail & ~it->cols;
         const size_t ns = south->size[south_cols];
-        const uint64_t *south_cw = south->cw + south->first[south_cols];
-        const uint64_t *south_sig = south->sig + south->first[south_cols];
         const size_t nn = ns ? north->size[it->cols] : 0;
-        const uint64_t *north_cw = north->cw + north->first[it->cols];
-        const uint64_t *north_sig = north->sig + north->first[it->cols];
-        for (size_t i = it->next_i; i < nn; i++) {
-            if (count + ns > cap) { /* full: resume at this north placement */
-                it->next_i = (uint32_t)i;
+        if (it->next_i < nn) {
+            const uint64_t *south_cw = south->cw + south->first[south_cols];
+            const uint64_t *south_sig = south->sig + south->first[south_cols];
+            const uint64_t *north_cw = north->cw + north->first[it->cols];
+            const uint64_t *north_sig = north->sig + north->first[it->cols];
+            /* The north placements whose pairs surely fit: at most ns each. */
+            const size_t fit = (cap - count) / ns;
+            const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
+            for (size_t i = it->next_i; i < end; i++)
+                if (!(north_sig[i] & avoid))
+                    count += pair_north(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
+                                        ns, avoid, out + count);
+            if (end < nn) { /* full: resume at the first north placement left */
+                it->next_i = (uint32_t)end;
                 return count;
             }
-            if (north_sig[i] & it->avoid)
-                continue;
-            count += pair_north(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig, ns,
-                                it->avoid, out + count);
         }
         half_next_cols(it, p->h);
     }
