@@ -82,6 +82,7 @@ typedef struct mitm_plan {
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
     size_t slice_cap;    /* placements a slice holds: the most of any row set */
+    uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
     size_t scratch_bytes;
 } mitm_plan;
 
@@ -297,6 +298,8 @@ static size_t half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint
 /* Decodes unit u into configuration, E and weight. */
 static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 {
+    if (p->stride) /* a job in spread order (see spread_stride) */
+        u = u * p->stride % (p->ncanon + p->nb * p->nall);
     if (u < p->ncanon) {
         d->a_first = d->a_last = d->b = 0;
         d->east = p->canon[u];
@@ -667,6 +670,35 @@ static int plan_units(mitm_plan *p, int threads)
     return 0;
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/*
+ * The stride of the spread order of the boards without a store: unit u
+ * stands for the list's entry u * stride mod units, with the stride the
+ * first number coprime to `units` from units / golden ratio on, so every
+ * entry comes once and any run of units (what a run has done so far, a
+ * journal chunk) samples the whole list evenly.  Costs vary a lot along
+ * the list (by how many rows of E are north), and a run's rate, its ETA
+ * and the projections taken from its start must not depend on where it
+ * starts.  Boards with a store keep list order: consecutive units there
+ * share slices (quarter_slice.h), and they take minutes, not days.
+ */
+static uint64_t spread_stride(uint64_t units)
+{
+    uint64_t stride = (uint64_t)((double)units * 0.6180339887498949);
+    while (stride > 1 && gcd(stride, units) != 1)
+        stride++;
+    return stride ? stride : 1;
+}
+
 static int mitm_plan_job(nq_job *job, int split_depth)
 {
     (void)split_depth;
@@ -702,6 +734,8 @@ static int mitm_plan_job(nq_job *job, int split_depth)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = scratch_bytes_for(p->h, p->half_cap, p->slice_cap);
     job->units = p->ncanon + p->nb * p->nall;
+    if (p->h > NQ_MITM_STORE_MAX_H)
+        p->stride = spread_stride(job->units);
     /* Identity: the unit list is a function of n and of the orders used
      * above; hash the lists themselves so any change of order shows. */
     id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
@@ -709,6 +743,7 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     if (p->nall)
         id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
     id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
+    id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
     job->identity = id;
     return 0;
 }
