@@ -743,7 +743,8 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     if (p->nall)
         id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
     id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
-    id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
+    if (p->stride) /* lists in their own order keep the identities they had */
+        id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
     job->identity = id;
     return 0;
 }
