@@ -50,6 +50,10 @@ struct nq_job {
     int threads;       /* thread count the plan was sized for (resolved, >= 1) */
     uint64_t units;
     uint64_t identity;
+    /* Most units a chunk of a plain (not journalled) run should hold, or 0
+     * for no limit: plan() sets it when units take long, so that progress
+     * and the ETA come every few seconds, not once per thread's 64th. */
+    uint64_t chunk_limit;
     void *plan;        /* engine-private, read-only while solving */
 };
 

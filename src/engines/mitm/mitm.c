@@ -736,6 +736,9 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     job->units = p->ncanon + p->nb * p->nall;
     if (p->h > NQ_MITM_STORE_MAX_H)
         p->stride = spread_stride(job->units);
+    /* Units take about 0.1 s to a second from N = 24 on, milliseconds at
+     * N = 22, 23: chunks of a few seconds a thread. */
+    job->chunk_limit = p->h > NQ_MITM_STORE_MAX_H ? 16 : p->h == NQ_MITM_STORE_MAX_H ? 1024 : 0;
     /* Identity: the unit list is a function of n and of the orders used
      * above; hash the lists themselves so any change of order shows. */
     id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
