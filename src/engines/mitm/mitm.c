@@ -62,6 +62,9 @@ static const size_t half_cap_per_h[NQ_MITM_STORE_MAX_H + 1] = {
 size_t nq_mitm_batch_limit;
 int nq_mitm_walk_slices;
 
+/* Smallest quarter side whose units run in spread order (spread_stride). */
+#define NQ_MITM_SPREAD_H 11
+
 /* Half-boards a batch holds at most, per list: 128 MiB.  Units with more
  * (from N = 24 on) are joined in batches (flush_east). */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 24)
@@ -681,15 +684,16 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 }
 
 /*
- * The stride of the spread order of the boards without a store: unit u
+ * The stride of the spread order of the boards from N = 22 on: unit u
  * stands for the list's entry u * stride mod units, with the stride the
  * first number coprime to `units` from units / golden ratio on, so every
  * entry comes once and any run of units (what a run has done so far, a
  * journal chunk) samples the whole list evenly.  Costs vary a lot along
  * the list (by how many rows of E are north), and a run's rate, its ETA
  * and the projections taken from its start must not depend on where it
- * starts.  Boards with a store keep list order: consecutive units there
- * share slices (quarter_slice.h), and they take minutes, not days.
+ * starts.  Smaller boards keep list order, where consecutive units share
+ * slices (quarter_slice.h), which matters for units of a millisecond and
+ * less; from N = 22 on a unit takes ten times its slices.
  */
 static uint64_t spread_stride(uint64_t units)
 {
@@ -734,7 +738,7 @@ static int mitm_plan_job(nq_job *job, int split_depth)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = scratch_bytes_for(p->h, p->half_cap, p->slice_cap);
     job->units = p->ncanon + p->nb * p->nall;
-    if (p->h > NQ_MITM_STORE_MAX_H)
+    if (p->h >= NQ_MITM_SPREAD_H)
         p->stride = spread_stride(job->units);
     /* Units take about 0.1 s to a second from N = 24 on, milliseconds at
      * N = 22, 23: chunks of a few seconds a thread. */
