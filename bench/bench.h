@@ -157,4 +157,16 @@ int bench_profile(const nq_settings *s, const bench_list *measure, int repeat);
  * Returns 0 or a negative NQ_E* code. */
 int bench_predict(const nq_settings *s, const bench_list *threads, int ranks, int header);
 
+/* --audit: checks `units` units of the mitm job of s->n (spread evenly over
+ * it) against an independent count each (test/mitm_audit.h), on s->threads
+ * threads, printing one line per unit.  Returns 0, 1 on a mismatch, or a
+ * negative NQ_E* code. */
+int bench_audit(const nq_settings *s, int units);
+
+/* --project: times `samples` short runs of units spread evenly over the
+ * job of *s, one per thread on s->threads threads, and prints the
+ * projected core-hours of the whole count.  Returns 0 or a negative NQ_E*
+ * code. */
+int bench_project(const nq_settings *s, int samples);
+
 #endif /* NQ_BENCH_H */

@@ -27,7 +27,7 @@
 #include "cli/version.h"
 #include "run/model.h"
 
-enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT };
+enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT };
 
 typedef struct bench_options {
     bench_list n;
@@ -39,6 +39,9 @@ typedef struct bench_options {
     int warmup;
     int split_depth;
     int ranks; /* --ranks R for --predict; 0 when not given */
+    int audit;   /* --audit K: units to check */
+    int project; /* --project S: units to time */
+    int engines_given;
     enum bench_mode mode;
     const char *csv_path, *json_path, *plot_path;
     FILE *csv, *json;
@@ -53,6 +56,8 @@ enum long_only {
     OPT_PROFILE,
     OPT_PREDICT,
     OPT_RANKS,
+    OPT_AUDIT,
+    OPT_PROJECT,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +73,8 @@ static const struct option long_options[] = {
     {"profile", no_argument, NULL, OPT_PROFILE},
     {"predict", no_argument, NULL, OPT_PREDICT},
     {"ranks", required_argument, NULL, OPT_RANKS},
+    {"audit", required_argument, NULL, OPT_AUDIT},
+    {"project", required_argument, NULL, OPT_PROJECT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -113,6 +120,12 @@ static void usage(FILE *out)
             "                        (default threads: 1, 2, 4, ..., 1024)\n"
             "      --ranks R         with --predict: nqueens-mpi on R ranks of each thread\n"
             "                        count, in journal chunks; R x threads <= %d\n"
+            "      --audit K         check K units of each N's mitm job against an\n"
+            "                        independent backtracking count of each, on the\n"
+            "                        largest --threads value; exit 1 on a mismatch\n"
+            "      --project S       time S runs of 8 units spread over each N's job, one\n"
+            "                        thread each, on the largest --threads value, and\n"
+            "                        project the core-hours of the whole count\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
@@ -194,7 +207,10 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         parse_list(arg, 1, NQ_MAX_THREADS, "thread count", &o->threads);
         o->threads_given = 1;
         break;
-    case 'e': parse_engines(arg, o); break;
+    case 'e':
+        parse_engines(arg, o);
+        o->engines_given = 1;
+        break;
     case 'r':
         if (bench_parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
             die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", arg);
@@ -216,6 +232,18 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
     case OPT_PLOT: o->plot_path = arg; break;
     case OPT_PROFILE: o->mode = MODE_PROFILE; break;
     case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+    case OPT_AUDIT:
+        if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
+            die_usage("invalid audit count '%s': expected an integer from 1 to 1000000", arg);
+        o->audit = value;
+        o->mode = MODE_AUDIT;
+        break;
+    case OPT_PROJECT:
+        if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
+            die_usage("invalid run count '%s' for --project: expected an integer from 1 to 1000000", arg);
+        o->project = value;
+        o->mode = MODE_PROJECT;
+        break;
     case OPT_RANKS:
         if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
             die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
@@ -261,9 +289,15 @@ static void check_cases(const bench_options *o)
 static void finish_options(bench_options *o)
 {
     if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
-        die_usage("--csv, --json and --plot apply to the sweep, not to --profile or --predict");
+        die_usage("--csv, --json and --plot apply to the sweep only");
     if (o->ranks && o->mode != MODE_PREDICT)
         die_usage("--ranks applies to --predict only");
+    if (o->mode == MODE_AUDIT) { /* audits mitm's units; no other engine has them */
+        if (o->engines_given && (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM))
+            die_usage("--audit checks the units of engine mitm only");
+        o->engines[0] = NQ_ENGINE_MITM;
+        o->engine_count = 1;
+    }
     /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
      * library's thread limit, which nqueens-mpi plans within too). */
     for (int i = 0; o->ranks && o->threads_given && i < o->threads.count; i++)
@@ -553,12 +587,16 @@ static int each_job(const bench_options *o)
             s.engine = o->engines[ei];
             s.split_depth = o->split_depth;
             int ret;
-            if (o->mode == MODE_PROFILE) {
+            if (o->mode == MODE_PROJECT) {
+                s.threads = o->threads.values[o->threads.count - 1];
+                ret = bench_project(&s, o->project);
+            } else if (o->mode == MODE_PROFILE || o->mode == MODE_AUDIT) {
                 s.threads = 0;
                 for (int i = 0; i < o->threads.count; i++)
                     if (o->threads.values[i] > s.threads)
                         s.threads = o->threads.values[i];
-                ret = bench_profile(&s, &o->threads, o->repeat);
+                ret = o->mode == MODE_AUDIT ? bench_audit(&s, o->audit)
+                                            : bench_profile(&s, &o->threads, o->repeat);
             } else {
                 ret = bench_predict(&s, &o->threads, o->ranks, ei == 0 && ni == 0);
             }

@@ -107,6 +107,22 @@ class Sweep(unittest.TestCase):
             self.assertAlmostEqual(c["efficiency"], c["speedup"] / c["threads"], delta=1e-4)
 
 
+class Audit(unittest.TestCase):
+    def test_audit_and_project(self):
+        """--audit checks spread units of mitm against the independent search
+        (even and odd N), --project prints a projection; other engines and
+        sweep outputs are refused."""
+        p = run("--audit", "5", "-n", "12,13", "-t", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count(": ok\n"), 10, p.stdout)
+        self.assertEqual(p.stdout.count("0 mismatches"), 2, p.stdout)
+        p = run("--project", "2", "-n", "12", "-e", "mitm", "-t", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("core-hours", p.stdout)
+        for args in (["-e", "full"], ["--csv", "x.csv"]):
+            self.assertEqual(run("--audit", "2", "-n", "12", *args).returncode, 2)
+
+
 class PeakMemory(unittest.TestCase):
     def test_peak_per_case(self):
         """mitm at N=18 holds its 7.3 MiB quarter store (915k placements x 8

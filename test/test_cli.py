@@ -138,7 +138,7 @@ class BadInput(unittest.TestCase):
         self.assert_usage_error(["8", "--format", "xml", "--solutions"], "'xml'")
         self.assert_usage_error(["8", "--split-depth", "9"], "split depth 9 is out of range")
         self.assert_usage_error(["4", "--split-depth", "5"], "split depth 5 exceeds")
-        self.assert_usage_error(["24", "-e", "mitm"], "engine mitm cannot count N=24")
+        self.assert_usage_error(["28", "-e", "mitm"], "engine mitm cannot count N=28")
 
     def test_missing_and_extra(self):
         self.assert_usage_error([], "missing board size")

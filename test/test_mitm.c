@@ -16,6 +16,7 @@
 #include "count_util.h"
 #include "engines/mitm/join.h"
 #include "engines/mitm/mitm.h"
+#include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 #include "known.h"
 #include "nqueens/nqueens.h"
@@ -194,6 +195,64 @@ static void test_small_batches(void **state)
     }
 }
 
+/* Slices walked without a store give every unit of N = 4..13 the same
+ * count as slices from the store. */
+static void test_walked_slices(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
+        nq_settings s;
+        nq_job *stored = NULL, *walked = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        assert_int_equal(nq_job_create(&stored, &s), 0);
+        nq_mitm_walk_slices = 1;
+        const int ret = nq_job_create(&walked, &s);
+        nq_mitm_walk_slices = 0;
+        assert_int_equal(ret, 0);
+        assert_true(nq_job_identity(stored) == nq_job_identity(walked));
+        for (uint64_t u = 0; u < nq_job_units(stored); u++) {
+            nq_counts a, b;
+            assert_int_equal(nq_job_solve_unit(stored, u, &a), 0);
+            assert_int_equal(nq_job_solve_unit(walked, u, &b), 0);
+            if (a.total != b.total)
+                fail_msg("n=%d unit %llu: %llu walked, %llu from the store", n,
+                         (unsigned long long)u, (unsigned long long)b.total,
+                         (unsigned long long)a.total);
+        }
+        nq_job_free(&stored);
+        nq_job_free(&walked);
+    }
+}
+
+/* N = 14..18: the units of a job, solved one range at a time, add up to the
+ * known total; N = 14..16 with walked slices (the path of N >= 24). */
+static void test_unit_sums(void **state)
+{
+    (void)state;
+    for (int n = 14; n <= 18; n++) {
+        nq_settings s;
+        nq_job *job = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        nq_mitm_walk_slices = n <= 16;
+        const int ret = nq_job_create(&job, &s);
+        nq_mitm_walk_slices = 0;
+        assert_int_equal(ret, 0);
+        const uint64_t units = nq_job_units(job), step = units / 7 + 1;
+        nq_counts sum = {0, 0};
+        for (uint64_t first = 0; first < units; first += step)
+            assert_int_equal(nq_job_solve(job, first, first + step < units ? step : units - first,
+                                          2, NULL, &sum),
+                             0);
+        if (sum.total != known_total[n])
+            fail_msg("n=%d: units add up to %llu", n, (unsigned long long)sum.total);
+        nq_job_free(&job);
+    }
+}
+
 /* xorshift64*: a fixed, portable pseudo-random stream. */
 static uint64_t next_random(uint64_t *x)
 {
@@ -276,42 +335,108 @@ static uint64_t order_free_sum(const uint64_t *v, size_t n)
     return sum;
 }
 
-/* The split join equals the naive double loop at every depth, on lists
- * long enough to be split (and it only reorders them). */
-static void test_join_split(void **state)
+/* Class (how many of the class bits) and stored value of x under order o,
+ * from the definitions in join.h. */
+static int class_of(uint64_t x, const nq_join_order *o)
+{
+    return __builtin_popcountll(x & o->class_mask);
+}
+
+static uint64_t cut_class_bits(uint64_t x, uint64_t class_mask)
+{
+    uint64_t out = 0;
+    for (int j = 0, k = 0; j < 64; j++)
+        if (!(class_mask >> j & 1))
+            out |= (x >> j & 1) << k++;
+    return out;
+}
+
+/* The weighted pair count by the double loop over the unsorted lists. */
+static uint64_t weighted_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                               const nq_join_order *o, const uint8_t weight[3][3])
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if ((cut_class_bits(a[i], o->class_mask) & cut_class_bits(b[j], o->class_mask)) == 0)
+                count += weight[class_of(a[i], o)][class_of(b[j], o)];
+    return count;
+}
+
+/* An order-free checksum of src[0 .. n) as sorting stores it. */
+static uint64_t cut_sum(const uint64_t *src, size_t n, const nq_join_order *o)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += cut_class_bits(src[i], o->class_mask) * 0x9e3779b97f4a7c15u;
+    return sum;
+}
+
+/* Sorts src (clobbering it) and checks that the list holds the cut
+ * members (by checksum), each bucket after the one before. */
+static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+                           nq_join_list *l)
+{
+    const uint64_t want = cut_sum(src, n, o);
+    nq_join_sort(src, n, o, dst, l);
+    assert_true(l->len == n && l->start[0] == 0 && l->start[NQ_JOIN_BUCKETS] == n);
+    assert_true(order_free_sum(l->sig, n) == want);
+    for (int c = 0; c < NQ_JOIN_BUCKETS; c++)
+        assert_true(l->start[c] <= l->start[c + 1]);
+}
+
+/* The sorted join equals the weighted double loop, with and without
+ * classes, for keys of every size, across block edges, on every kernel. */
+static void test_join_sorted(void **state)
 {
     (void)state;
-    static const size_t sizes[][2] = {{2048, 2048}, {5000, 2100}, {2100, 7000}, {3000, 100}};
-    static const int bits[] = {20, 36, 38, 64};
+    static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
+    static const int bits[] = {8, 20, 38, NQ_JOIN_BUCKET_SHIFT};
+    static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+    static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
-    uint64_t *a = malloc(7000 * sizeof *a), *b = malloc(7000 * sizeof *b);
-    uint64_t *a2 = malloc(7000 * sizeof *a), *b2 = malloc(7000 * sizeof *b);
+    uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
+    uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
     assert_non_null(js);
-    assert_true(a && b && a2 && b2);
+    assert_true(a && b && sa && sb);
+    const enum nq_join_kernel chosen = nq_join_kernel_in_use();
     uint64_t x = 777;
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
-            const size_t na = sizes[i][0], nb = sizes[i][1];
-            random_sigs(a, na, bits[k], 2 + (int)(i + k) % 3, &x);
-            random_sigs(b, nb, bits[k], 2 + (int)(i + k) % 3, &x);
-            const uint64_t want = nq_join_count_naive(a, na, b, nb);
-            const uint64_t sum_a = order_free_sum(a, na), sum_b = order_free_sum(b, nb);
-            for (int depth = 0; depth <= 4; depth++) {
-                memcpy(a2, a, na * sizeof *a);
-                memcpy(b2, b, nb * sizeof *b);
-                const uint64_t got = nq_join_count_split(a2, na, b2, nb, bits[k], depth, js);
-                if (got != want)
-                    fail_msg("split join %zu x %zu, %d bits, depth %d: %llu, expected %llu", na,
-                             nb, bits[k], depth, (unsigned long long)got,
-                             (unsigned long long)want);
-                /* Same members afterwards. */
-                assert_true(order_free_sum(a2, na) == sum_a && order_free_sum(b2, nb) == sum_b);
-            }
-        }
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        if (nq_join_use_kernel((enum nq_join_kernel)k) < 0)
+            continue;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (size_t t = 0; t < sizeof bits / sizeof *bits; t++)
+                for (int classes = 0; classes < 2; classes++) {
+                    const size_t na = sizes[i][0], nb = sizes[i][1];
+                    random_sigs(a, na, bits[t], 2 + (int)(i + t) % 3, &x);
+                    random_sigs(b, nb, bits[t], 2 + (int)(i + t) % 3, &x);
+                    nq_join_order o = {0, 0};
+                    if (classes)
+                        o.class_mask = UINT64_C(1) << (bits[t] / 4) | UINT64_C(1) << (bits[t] - 2);
+                    uint32_t ca[NQ_JOIN_MAX_BITS] = {0}, cb[NQ_JOIN_MAX_BITS] = {0};
+                    nq_join_sample_bits(a, na, bits[t], ca);
+                    nq_join_sample_bits(b, nb, bits[t], cb);
+                    o.key_mask = nq_join_pick_key(ca, cb, bits[t], o.class_mask);
+                    assert_true((o.key_mask & o.class_mask) == 0);
+                    assert_true(__builtin_popcountll(o.key_mask) <= NQ_JOIN_KEY_BITS);
+                    const uint8_t(*w)[3] = classes ? weight : plain;
+                    const int stored = bits[t] - (classes ? 2 : 0);
+                    const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
+                    nq_join_list la, lb;
+                    sort_and_check(a, na, &o, sa, &la);
+                    sort_and_check(b, nb, &o, sb, &lb);
+                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, js);
+                    if (got != want)
+                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, classes %d: %llu, "
+                                 "expected %llu", k, na, nb, bits[t], classes,
+                                 (unsigned long long)got, (unsigned long long)want);
+                }
+    }
+    assert_int_equal(nq_join_use_kernel(chosen), 0);
     free(a);
     free(b);
-    free(a2);
-    free(b2);
+    free(sa);
+    free(sb);
     free(js);
 }
 
@@ -367,6 +492,71 @@ static int compare_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* The most placements of any row set of side h, from the store. */
+static size_t largest_slice(const nq_quarter_store *qs, int h)
+{
+    size_t most = 0;
+    for (size_t rows = 0; rows < ((size_t)1 << h); rows++) {
+        const size_t size = qs->start[(rows + 1) << h] - qs->start[rows << h];
+        most = size > most ? size : most;
+    }
+    return most;
+}
+
+/* Sorted copies of one group of a slice, conflict words and signatures
+ * paired, so that two slices' groups compare whatever their order. */
+static void sorted_group(const nq_quarter_slice *sl, uint32_t cols, uint64_t *out)
+{
+    const uint32_t at = sl->first[cols], len = sl->size[cols];
+    for (uint32_t i = 0; i < len; i++)
+        out[i] = sl->cw[at + i] * 0x9e3779b97f4a7c15u ^ sl->sig[at + i];
+    qsort(out, len, sizeof *out, compare_u64);
+}
+
+/* Slices walked without a store equal slices from the store, group by
+ * group, in every quarter frame with random queens placed beforehand, and
+ * the capacity table is the largest row set (h <= 9). */
+static void test_quarter_slices(void **state)
+{
+    (void)state;
+    uint64_t x = 99;
+    for (int h = 1; h <= 9; h++) {
+        nq_quarter_store qs;
+        assert_int_equal(nq_quarter_store_build(&qs, h, 2), 0);
+        const size_t cap = nq_quarter_slice_capacity(h);
+        assert_true(cap == largest_slice(&qs, h));
+        const size_t bytes = nq_quarter_slice_bytes(h, cap);
+        void *m1 = malloc(bytes), *m2 = malloc(bytes);
+        uint64_t *g1 = malloc(cap * sizeof *g1), *g2 = malloc(cap * sizeof *g2);
+        assert_true(m1 && m2 && g1 && g2);
+        for (int trial = 0; trial < (h <= 7 ? 40 : 4); trial++) {
+            const int n = 2 * h + (trial & 1), r0 = trial & 2 ? n - h : 0;
+            const int c0 = trial & 4 ? n - h : 0;
+            const uint64_t p1 = next_random(&x) & next_random(&x), p2 = next_random(&x) & next_random(&x);
+            const nq_quarter_frame f = {r0 + c0, r0 - c0 + n - h, r0, n - h, 2 * h - 1, p1, p2};
+            const uint32_t rows = (uint32_t)next_random(&x) & ((UINT32_C(1) << h) - 1);
+            nq_quarter_slice a, b;
+            nq_quarter_slice_init(&a, h, cap, m1);
+            nq_quarter_slice_init(&b, h, cap, m2);
+            nq_quarter_slice_fill(&a, &qs, h, rows, &f);
+            nq_quarter_slice_fill(&b, NULL, h, rows, &f);
+            for (uint32_t cols = 0; cols < (UINT32_C(1) << h); cols++) {
+                if (__builtin_popcount(cols) != __builtin_popcount(rows))
+                    continue;
+                assert_int_equal(a.size[cols], b.size[cols]);
+                sorted_group(&a, cols, g1);
+                sorted_group(&b, cols, g2);
+                assert_memory_equal(g1, g2, a.size[cols] * sizeof *g1);
+            }
+        }
+        free(m1);
+        free(m2);
+        free(g1);
+        free(g2);
+        nq_quarter_store_free(&qs);
+    }
 }
 
 /* From h = 8 the store is built in parallel: any thread count gives the
@@ -445,10 +635,13 @@ int main(void)
         cmocka_unit_test(test_totals),
         cmocka_unit_test(test_unit_weights),
         cmocka_unit_test(test_small_batches),
+        cmocka_unit_test(test_walked_slices),
+        cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel),
-        cmocka_unit_test(test_join_split),
+        cmocka_unit_test(test_join_sorted),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_quarter_store_threads),
+        cmocka_unit_test(test_quarter_slices),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,12 @@
 /*
  * test_slow.c - the large boards for every parallel engine: N = 16, 17 for
  * mirror and full (with unique counts), N = 16..18 and 20 for mitm, on
- * several thread counts.  N = 20 (about 75 s on 2 cores) is the first board
- * whose signatures take the join's wide (8-bit) chunks.  Suite 'slow':
- * `meson test --suite slow`, not by default.
+ * several thread counts.  N = 20 (about 40 s on 2 cores) is the first board
+ * whose signatures take the join's wide (8-bit) chunks.  Past what can be
+ * counted here, mitm's units are audited one by one against an independent
+ * search (mitm_audit.h): at N = 21 and at N = 24, where no quarter store is
+ * built; and the slice capacity table is checked up to h = 12.  Suite
+ * 'slow': `meson test --suite slow`, not by default.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +16,9 @@
 #include <cmocka.h>
 
 #include "count_util.h"
+#include "engines/mitm/quarter_slice.h"
 #include "known.h"
+#include "mitm_audit.h"
 
 static void check(int n, enum nq_engine engine, int threads)
 {
@@ -36,12 +41,123 @@ static void test_mitm(void **state)
     check(20, NQ_ENGINE_MITM, 0);
 }
 
+/* Unit u of job (board n) counted by the engine and by the audit search:
+ * 1 when they agree.  Safe on any thread (fails nothing itself). */
+static int audit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search)
+{
+    nq_mitm_unit d;
+    nq_counts got;
+    if (nq_mitm_describe_unit(job, u, &d) < 0 || nq_job_solve_unit(job, u, &got) < 0)
+        return 0;
+    *engine = got.total;
+    *search = audit_unit_count(n, &d);
+    return *engine == *search;
+}
+
+/* Audits units[0 .. count) of job side by side and fails on the first
+ * that does not agree. */
+static void audit_units(nq_job *job, int n, const uint64_t *units, int count)
+{
+    int ok[16];
+    nq_u128 engine[16], search[16];
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < count; i++)
+        ok[i] = audit(job, n, units[i], &engine[i], &search[i]);
+    for (int i = 0; i < count; i++)
+        if (!ok[i])
+            fail_msg("n=%d unit %llu: mitm %llu, search %llu", n, (unsigned long long)units[i],
+                     (unsigned long long)engine[i], (unsigned long long)search[i]);
+}
+
+static nq_job *mitm_job(int n)
+{
+    nq_settings s;
+    nq_job *job = NULL;
+    nq_default_settings(&s);
+    s.n = n;
+    s.engine = NQ_ENGINE_MITM;
+    s.threads = 1;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    return job;
+}
+
+/* N = 21: six units spread over the job (a few seconds of search each). */
+static void test_audit_21(void **state)
+{
+    (void)state;
+    nq_job *job = mitm_job(21);
+    uint64_t unit[6];
+    for (int i = 0; i < 6; i++)
+        unit[i] = (uint64_t)(2 * i + 1) * nq_job_units(job) / 12;
+    audit_units(job, 21, unit, 6);
+    nq_job_free(&job);
+}
+
+/* N = 24: the search takes minutes per unit even for the units with the
+ * fewest solutions, so the two of those among 16 spread over the job are
+ * audited (each counted by the engine first to find them). */
+static void test_audit_24(void **state)
+{
+    (void)state;
+    nq_job *job = mitm_job(24);
+    const uint64_t units = nq_job_units(job);
+    uint64_t unit[16];
+    nq_u128 count[16];
+    int solved[16];
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < 16; i++) {
+        nq_counts c = {0, 0};
+        unit[i] = (uint64_t)(2 * i + 1) * units / 32;
+        solved[i] = nq_job_solve_unit(job, unit[i], &c) == 0;
+        count[i] = c.total;
+    }
+    for (int i = 0; i < 16; i++)
+        assert_true(solved[i]);
+    int pick[2] = {-1, -1};
+    for (int i = 0; i < 16; i++)
+        if (count[i] > 0) {
+            if (pick[0] < 0 || count[i] < count[pick[0]]) {
+                pick[1] = pick[0];
+                pick[0] = i;
+            } else if (pick[1] < 0 || count[i] < count[pick[1]]) {
+                pick[1] = i;
+            }
+        }
+    assert_true(pick[1] >= 0);
+    const uint64_t cheapest[2] = {unit[pick[0]], unit[pick[1]]};
+    audit_units(job, 24, cheapest, 2);
+    nq_job_free(&job);
+}
+
+/* The slice capacity of h = 10..12 is the most placements of any row set,
+ * each counted by walking it. */
+static void test_slice_capacity(void **state)
+{
+    (void)state;
+    for (int h = 10; h <= 12; h++) {
+        uint64_t most = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : most)
+        for (uint32_t rows = 0; rows < (UINT32_C(1) << h); rows++) {
+            uint32_t size[1 << 12];
+            nq_quarter_slice_count(h, rows, size);
+            uint64_t sum = 0;
+            for (uint32_t c = 0; c < (UINT32_C(1) << h); c++)
+                sum += size[c];
+            most = sum > most ? sum : most;
+        }
+        assert_true(most == nq_quarter_slice_capacity(h));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mirror),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_mitm),
+        cmocka_unit_test(test_audit_21),
+        cmocka_unit_test(test_audit_24),
+        cmocka_unit_test(test_slice_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,42 @@ NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads
  */
 NQ_API int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out);
 
+/* ---- Meet in the middle: what a unit counts, and memory ---- */
+
+/**
+ * What one unit of a `mitm` job counts, for audits.  The rows the four
+ * quarters cover are numbered for `east`: bit i (i < h = n / 2) is board
+ * row i, bit h + i is board row n - h + i; a set bit means that row's queen
+ * stands in the east half (columns n - h .. n - 1), a clear one in the
+ * west half (columns 0 .. h - 1).  For odd n (m = n / 2) the queen of the
+ * middle column stands in row m + b and the queen of the middle row in
+ * column m + a, for every a in a_first .. a_last; a = b = 0 is one queen in
+ * the centre; for even n all three are 0.  The unit's count is weight
+ * times the sum, over those solutions, of 1 for odd n, and for even n of
+ * v: 1 when at most one queen stands on the two main diagonals, else 2
+ * when those two queens stand in the same half (both columns below h or
+ * both from h), 0 when in different halves.
+ */
+typedef struct nq_mitm_unit {
+    int a_first, a_last, b;
+    uint32_t east;
+    uint32_t weight;
+} nq_mitm_unit;
+
+/**
+ * Describes unit `unit` of a mitm job.  Returns 0, NQ_EINVAL_ARG for a bad
+ * unit or a job of another engine, or NQ_EUNSUPPORTED when the job counts
+ * its board in one unit by a trivial search (n < 4).
+ */
+NQ_API int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out);
+
+/**
+ * Estimated peak bytes of a mitm count of n on `threads` threads: the
+ * quarter store (n <= 23), the unit tables and each thread's working
+ * memory.  0 when mitm cannot count n.
+ */
+NQ_API size_t nq_mitm_memory_estimate(int n, int threads);
+
 /* ---- Listing solutions ---- */
 
 /** Called once per solution with cols[row] = column of the queen in that row. */

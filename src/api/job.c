@@ -83,7 +83,7 @@ int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out)
         return NQ_EINVAL_ARG;
     void *scratch = NULL;
     if (job->ops->scratch_size) {
-        scratch = malloc(job->ops->scratch_size(job));
+        scratch = calloc(1, job->ops->scratch_size(job));
         if (!scratch)
             return NQ_ENOMEM;
     }

@@ -98,6 +98,8 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
     p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
                              : nq_pool_chunk_size(p->job->units, p->job->threads,
                                                   NQ_POOL_CHUNKS_PER_THREAD);
+    if (!durable && p->job->chunk_limit && p->chunk_units > p->job->chunk_limit)
+        p->chunk_units = p->job->chunk_limit;
     if (s->checkpoint_path) {
         /* Opened (or created) before any work: a bad path fails at once. */
         ret = nq_journal_open(&p->journal, s->checkpoint_path, p->job, p->chunk_units,

@@ -31,7 +31,9 @@ struct nq_engine_ops {
     int (*plan)(nq_job *job, int split_depth);
     /* Solves one unit into *out (overwriting it).  Thread-safe. */
     void (*solve)(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch);
-    /* Bytes of per-thread scratch solve() needs; NULL means none. */
+    /* Bytes of per-thread scratch solve() needs; NULL means none.  The
+     * scratch is zeroed when a run starts and stays one thread's through
+     * the run, so solve() may keep in it what one unit built for the next. */
     size_t (*scratch_size)(const nq_job *job);
     /* Frees job->plan; NULL when plan allocates nothing. */
     void (*release)(nq_job *job);
@@ -48,6 +50,10 @@ struct nq_job {
     int threads;       /* thread count the plan was sized for (resolved, >= 1) */
     uint64_t units;
     uint64_t identity;
+    /* Most units a chunk of a plain (not journalled) run should hold, or 0
+     * for no limit: plan() sets it when units take long, so that progress
+     * and the ETA come every few seconds, not once per thread's 64th. */
+    uint64_t chunk_limit;
     void *plan;        /* engine-private, read-only while solving */
 };
 

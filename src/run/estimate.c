@@ -116,12 +116,13 @@ static int64_t take(sample *s)
     return (int64_t)s->next++;
 }
 
-/* One sampling thread: solves and times sample units until take() says no. */
+/* One sampling thread: solves and times sample units until take() says no,
+ * with its own scratch, zeroed as the engine contract asks. */
 static void sample_units(sample *s)
 {
     const nq_job *job = s->cfg->job;
     const size_t bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
-    void *scratch = bytes ? malloc(bytes) : NULL;
+    void *scratch = bytes ? calloc(1, bytes) : NULL;
     if (bytes && !scratch)
         return;
     for (;;) {

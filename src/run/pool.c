@@ -82,7 +82,7 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
         goto out;
     }
     for (int t = 0; scratch_bytes && t < threads; t++)
-        if (!(scratch[t] = malloc(scratch_bytes))) {
+        if (!(scratch[t] = calloc(1, scratch_bytes))) {
             ret = NQ_ENOMEM;
             goto out;
         }

@@ -15,11 +15,14 @@
  * streams past them.  A query's table offsets are recomputed per block:
  * a few shifts cost less than storing them once per join and loading them.
  *
- * nq_join_count_split() first cuts both lists on the bits most of their
- * pairs share: pairs that share the bit are skipped wholesale.  The bit is
- * chosen from a sample of both lists, since fixed central bits cut them
- * into classes too uneven to pay.  Cutting pays only on long lists (from
- * N = 20 on); lists shorter than NQ_JOIN_SPLIT_MIN are left whole.
+ * nq_join_sorted_count() joins lists sorted by class and key (join.h).
+ * The sliced list's blocks are cut within a class, and for each block the
+ * keys of its members say which keys of the other list can match any of
+ * them: a query key must miss every bit of at least one member key.  Only
+ * the runs of the other list with such keys are queried against the
+ * block; the rest of the pairs share a key bit and are skipped unseen.
+ * With six key bits chosen per unit, that skips three quarters of the
+ * pairs at N = 20 and 21, at the price of one counting sort per list.
  *
  * The transpose and the query loop come per architecture (join_kernels.h):
  * the portable ones are here, with the table that is the only place a
@@ -27,17 +30,16 @@
  */
 #include <string.h>
 
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
+
 #include "engines/mitm/join.h"
 #include "engines/mitm/join_kernels.h"
 
 /* Below this many pairs, building tables costs more than it saves. */
 #define NQ_JOIN_NAIVE_PAIRS 2048
 
-/* nq_join_count_split: lists shorter than this are not split further (the
- * split's passes and smaller blocks cost more than the pairs it skips),
- * and the bit to split on is judged from this many members of each list. */
-#define NQ_JOIN_SPLIT_MIN 2048
-#define NQ_JOIN_SAMPLE 128
 
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
@@ -168,10 +170,14 @@ static void build_block(nq_join_scratch *js, nq_join_transpose_fn *transpose, co
         for (int v = 1; v < 1 << cbits; v++) {
             /* v = (v with its lowest bit cleared) plus that bit: reuse the
              * smaller entry and remove the members having the extra bit. */
-            const uint64_t *prev = t[v & (v - 1)];
             const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
+            /* Through a local copy: the compiler cannot see that t[v] never
+             * overlaps the rows it reads, and would not vectorize. */
+            uint64_t entry[NQ_JOIN_WORDS];
+            memcpy(entry, t[v & (v - 1)], sizeof entry);
             for (int w = 0; w < NQ_JOIN_WORDS; w++)
-                t[v][w] = prev[w] & ~occ[w];
+                entry[w] &= ~occ[w];
+            memcpy(t[v], entry, sizeof entry);
         }
     }
 }
@@ -183,6 +189,15 @@ static double join_cost(size_t na, size_t nb)
 {
     const double blocks = (double)((nb + NQ_JOIN_BLOCK - 1) / NQ_JOIN_BLOCK);
     return 15.0 * (double)nb + 1500.0 * blocks + 6.0 * (double)na * blocks;
+}
+
+/* The chunk width for signatures of `bits` bits (see join.h): 6, whose tables stay in L1, for
+ * narrow ones; for wide ones 8 where that saves a look-up over 7, else 7. */
+static int chunk_bits(int bits)
+{
+    if (bits < NQ_JOIN_WIDE_BITS)
+        return NQ_JOIN_CHUNK_BITS_MIN;
+    return (bits + 7) / 8 < (bits + 6) / 7 ? 8 : 7;
 }
 
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
@@ -202,11 +217,7 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
         na = nb;
         nb = tn;
     }
-    /* Narrow signatures: 6-bit chunks, whose tables stay in L1.  Wide ones:
-     * 8-bit chunks where they save a look-up over 7-bit ones, else 7. */
-    int cbits = NQ_JOIN_CHUNK_BITS_MIN;
-    if (bits >= NQ_JOIN_WIDE_BITS)
-        cbits = (bits + 7) / 8 < (bits + 6) / 7 ? 8 : 7;
+    const int cbits = chunk_bits(bits);
     const int nch = (bits + cbits - 1) / cbits;
     const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
     uint64_t count = 0;
@@ -218,53 +229,205 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     return count;
 }
 
-/* Moves the members of v[0 .. n) that lack bit j to the front, in place,
- * and returns how many there are.  Branch-free (which side a member goes
- * to is a coin toss): each member is swapped with the first of those that
- * have the bit, and the boundary advances only when it lacks the bit. */
-static size_t move_lacking_first(uint64_t *v, size_t n, int j)
+void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
-    size_t lacking = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t x = v[i];
-        v[i] = v[lacking];
-        v[lacking] = x;
-        lacking += !(x >> j & 1);
+    const size_t step = n > NQ_JOIN_SAMPLE ? n / NQ_JOIN_SAMPLE : 1;
+    for (size_t i = 0; i < n; i += step)
+        for (int j = 0; j < bits; j++)
+            count[j] += (uint32_t)(v[i] >> j & 1);
+}
+
+uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits,
+                          uint64_t exclude)
+{
+    uint64_t key = 0;
+    for (int k = 0; k < NQ_JOIN_KEY_BITS; k++) {
+        int best = -1;
+        uint64_t best_pairs = 0;
+        for (int j = 0; j < bits; j++) {
+            const uint64_t pairs = (uint64_t)count_a[j] * count_b[j];
+            if (!((key | exclude) >> j & 1) && pairs > best_pairs) {
+                best = j;
+                best_pairs = pairs;
+            }
+        }
+        if (best < 0) /* no bit left that any sampled pair shares */
+            break;
+        key |= UINT64_C(1) << best;
     }
-    return lacking;
+    return key;
 }
 
-/* The bit that the most pairs share, judged from up to NQ_JOIN_SAMPLE
- * members of each list spread evenly over it. */
-static int most_shared_bit(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits)
+/* The bits of v under mask, packed into the low bits in their order. */
+static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
 {
-    uint64_t in_a[NQ_JOIN_MAX_BITS] = {0}, in_b[NQ_JOIN_MAX_BITS] = {0};
-    const size_t step_a = na > NQ_JOIN_SAMPLE ? na / NQ_JOIN_SAMPLE : 1;
-    const size_t step_b = nb > NQ_JOIN_SAMPLE ? nb / NQ_JOIN_SAMPLE : 1;
-    for (size_t i = 0; i < na; i += step_a)
-        for (int j = 0; j < bits; j++)
-            in_a[j] += a[i] >> j & 1;
-    for (size_t i = 0; i < nb; i += step_b)
-        for (int j = 0; j < bits; j++)
-            in_b[j] += b[i] >> j & 1;
-    int best = 0;
-    for (int j = 1; j < bits; j++)
-        if (in_a[j] * in_b[j] > in_a[best] * in_b[best])
-            best = j;
-    return best;
+#ifdef __BMI2__
+    return _pext_u64(v, mask);
+#else
+    uint64_t out = 0;
+    for (int i = 0; mask; mask &= mask - 1, i++) /* mask & (mask - 1): next set bit */
+        out |= (v >> __builtin_ctzll(mask) & 1) << i;
+    return out;
+#endif
 }
 
-uint64_t nq_join_count_split(uint64_t *a, size_t na, uint64_t *b, size_t nb, int bits, int depth,
-                             nq_join_scratch *js)
+/* A member's bucket: class (how many class bits it has), then key. */
+static inline size_t bucket_of(uint64_t v, const nq_join_order *o)
 {
-    if (depth <= 0 || na < NQ_JOIN_SPLIT_MIN || nb < NQ_JOIN_SPLIT_MIN)
-        return nq_join_count(a, na, b, nb, bits, js);
-    const int j = most_shared_bit(a, na, b, nb, bits);
-    const size_t a0 = move_lacking_first(a, na, j), b0 = move_lacking_first(b, nb, j);
-    /* A pair is compatible only if at most one side has bit j: the members
-     * of a having it meet only b's members lacking it.  That join goes
-     * first, while b is still cut at j; the second reorders all of b. */
-    uint64_t count = nq_join_count_split(a + a0, na - a0, b, b0, bits, depth - 1, js);
-    count += nq_join_count_split(a, a0, b, nb, bits, depth - 1, js);
+    return (size_t)__builtin_popcountll(v & o->class_mask) * NQ_JOIN_KEYS +
+           (size_t)gather_bits(v, o->key_mask);
+}
+
+/* The sort works on four parts of the list at once, each with its own
+ * counters: members in a row of one bucket would otherwise wait on each
+ * other's counter updates (store to load), as a bucket holds many. */
+#define SORT_PARTS 4
+
+/* Notes member *v's bucket in its top bits and counts it. */
+static inline void mark_bucket(uint64_t *v, const nq_join_order *o, size_t *count)
+{
+    const size_t b = bucket_of(*v, o);
+    *v |= (uint64_t)b << NQ_JOIN_BUCKET_SHIFT;
+    count[b]++;
+}
+
+/* Stores marked member v, cut down to `keep`, at its bucket's next slot. */
+static inline void place(uint64_t v, uint64_t keep, uint64_t *dst, size_t *at)
+{
+    dst[at[v >> NQ_JOIN_BUCKET_SHIFT]++] = gather_bits(v, keep);
+}
+
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+                  nq_join_list *out)
+{
+    const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
+    size_t count[SORT_PARTS][NQ_JOIN_BUCKETS] = {{0}};
+    for (size_t j = 0; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            mark_bucket(&src[p * part + j], o, count[p]);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        mark_bucket(&src[i], o, count[SORT_PARTS - 1]);
+    size_t at[SORT_PARTS][NQ_JOIN_BUCKETS], sum = 0;
+    for (int b = 0; b < NQ_JOIN_BUCKETS; b++) {
+        out->start[b] = sum;
+        for (int p = 0; p < SORT_PARTS; p++) {
+            at[p][b] = sum;
+            sum += count[p][b];
+        }
+    }
+    out->start[NQ_JOIN_BUCKETS] = sum;
+    out->sig = dst;
+    out->len = n;
+    const uint64_t keep = ~o->class_mask & ((UINT64_C(1) << NQ_JOIN_BUCKET_SHIFT) - 1);
+    for (size_t j = 0; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            place(src[p * part + j], keep, dst, at[p]);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        place(src[i], keep, dst, at[SORT_PARTS - 1]);
+}
+
+/* Runs of the query list to join with one block: [begin, end) and the
+ * weight of their pairs. */
+typedef struct query_run {
+    size_t begin, end;
+    uint64_t weight;
+} query_run;
+
+/* Appends to runs the members of class c of list a whose keys are in the
+ * set `keys` (bit k: key k), merged into maximal runs; returns the new
+ * count.  Keys in a row are adjacent in a, so each run of set bits is one
+ * range. */
+static size_t add_runs(const nq_join_list *a, int c, uint64_t keys, uint64_t weight,
+                       query_run *runs, size_t count)
+{
+    const size_t *start = a->start + c * NQ_JOIN_KEYS;
+    while (keys) {
+        const int first = __builtin_ctzll(keys);
+        const uint64_t above = keys >> first;
+        const int len = ~above ? __builtin_ctzll(~above) : 64 - first; /* the run of ones */
+        const int end = first + len;
+        if (start[end] > start[first])
+            runs[count++] = (query_run){start[first], start[end], weight};
+        keys = end >= 64 ? 0 : keys & ~((UINT64_C(1) << end) - 1);
+    }
+    return count;
+}
+
+/* The set of keys that miss every bit of key k, for each k: the submasks
+ * of its complement (6 key bits). */
+static void fill_compatible(uint64_t compatible[NQ_JOIN_KEYS])
+{
+    for (int k = 0; k < NQ_JOIN_KEYS; k++) {
+        uint64_t set = 0;
+        for (int q = 0; q < NQ_JOIN_KEYS; q++)
+            set |= (uint64_t)((q & k) == 0) << q;
+        compatible[k] = set;
+    }
+}
+
+/* The pairs of block b[0 .. len) with the runs, by the double loop. */
+static uint64_t block_naive(const uint64_t *b, size_t len, const uint64_t *q,
+                            const query_run *runs, size_t nruns)
+{
+    uint64_t count = 0;
+    for (size_t r = 0; r < nruns; r++)
+        count += runs[r].weight * nq_join_count_naive(q + runs[r].begin,
+                                                      runs[r].end - runs[r].begin, b, len);
+    return count;
+}
+
+uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
+                              const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
+                              int bits, nq_join_scratch *js)
+{
+    if (a->len == 0 || b->len == 0)
+        return 0;
+    /* b becomes the sliced list (see nq_join_count); weight is indexed
+     * [query class][block class] from here on. */
+    int swapped = 0;
+    if (join_cost(b->len, a->len) < join_cost(a->len, b->len)) {
+        const nq_join_list *t = a;
+        a = b;
+        b = t;
+        swapped = 1;
+    }
+    const int cbits = chunk_bits(bits), nch = (bits + cbits - 1) / cbits;
+    const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
+    uint64_t compatible[NQ_JOIN_KEYS];
+    fill_compatible(compatible);
+    query_run runs[NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS / 2 + 1];
+    uint64_t count = 0;
+    for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {
+        const size_t *bs = b->start + cb * NQ_JOIN_KEYS;
+        int kb = 0; /* first key of the class that can overlap the block */
+        for (size_t first = bs[0]; first < bs[NQ_JOIN_KEYS]; first += NQ_JOIN_BLOCK) {
+            const size_t end = bs[NQ_JOIN_KEYS] - first < NQ_JOIN_BLOCK ? bs[NQ_JOIN_KEYS]
+                                                                          : first + NQ_JOIN_BLOCK;
+            while (bs[kb + 1] <= first)
+                kb++;
+            uint64_t keys = 0; /* query keys that match some member */
+            for (int k = kb; k < NQ_JOIN_KEYS && bs[k] < end; k++)
+                if (bs[k + 1] > bs[k])
+                    keys |= compatible[k];
+            size_t nruns = 0, queries = 0;
+            for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
+                const uint8_t w = swapped ? weight[cb][ca] : weight[ca][cb];
+                if (w)
+                    nruns = add_runs(a, ca, keys, w, runs, nruns);
+            }
+            for (size_t r = 0; r < nruns; r++)
+                queries += runs[r].end - runs[r].begin;
+            if (queries == 0)
+                continue;
+            if (queries * (end - first) <= NQ_JOIN_NAIVE_PAIRS) {
+                count += block_naive(b->sig + first, end - first, a->sig, runs, nruns);
+                continue;
+            }
+            build_block(js, loops->transpose, b->sig + first, end - first, nch, cbits);
+            for (size_t r = 0; r < nruns; r++)
+                count += runs[r].weight * loops->queries(js, a->sig + runs[r].begin,
+                                                         runs[r].end - runs[r].begin, nch, cbits);
+        }
+    }
     return count;
 }

@@ -44,13 +44,59 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
                        nq_join_scratch *js);
 
 /*
- * The same count as nq_join_count(), after cutting the lists on up to
- * `depth` signature bits, each chosen as the bit the most pairs share (a
- * pair sharing it is incompatible, so those pairs are skipped wholesale).
- * Reorders a[] and b[] in place; only lists long enough gain (see join.c).
+ * Sorted lists.  Before the engine's joins, each list is sorted by class
+ * and key: a member's class is how many of two "class bits" it has (0, 1
+ * or 2; the engine's two main diagonals), and its key is the value of a few
+ * chosen "key bits" (the bits most pairs of the two lists share).  Two
+ * members whose keys share a bit cannot match, so the join skips whole
+ * runs of the other list per block (see join.c).  The class bits are cut
+ * out of the stored signatures: classes only weight the pairs.
  */
-uint64_t nq_join_count_split(uint64_t *a, size_t na, uint64_t *b, size_t nb, int bits, int depth,
-                             nq_join_scratch *js);
+#define NQ_JOIN_KEY_BITS 6
+#define NQ_JOIN_KEYS (1 << NQ_JOIN_KEY_BITS)
+#define NQ_JOIN_MAX_CLASSES 3
+#define NQ_JOIN_BUCKETS (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS)
+
+/* How to sort: class_mask is 0 (one class) or two bits; key_mask holds up
+ * to NQ_JOIN_KEY_BITS bits outside class_mask. */
+typedef struct nq_join_order {
+    uint64_t class_mask, key_mask;
+} nq_join_order;
+
+/* A sorted list: the members of class c with key k are
+ * sig[start[c * NQ_JOIN_KEYS + k] .. start[c * NQ_JOIN_KEYS + k + 1]). */
+typedef struct nq_join_list {
+    uint64_t *sig;
+    size_t len;
+    size_t start[NQ_JOIN_BUCKETS + 1];
+} nq_join_list;
+
+/* Adds to count[j], for each bit j < bits, how many of a sample of v[0 .. n)
+ * (at most NQ_JOIN_SAMPLE members, spread evenly) have bit j. */
+#define NQ_JOIN_SAMPLE 128
+void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count);
+
+/* The key mask for two lists from their sampled bit counts: the (up to)
+ * NQ_JOIN_KEY_BITS bits outside `exclude` that the most sampled pairs share. */
+uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits,
+                          uint64_t exclude);
+
+/* Writes src[0 .. n) to dst sorted by order o (class, then key), each
+ * signature with o->class_mask's bits cut out, and describes it in *out.
+ * Signatures must fit in NQ_JOIN_BUCKET_SHIFT bits: the sort keeps each
+ * member's bucket in the bits above, and leaves src clobbered. */
+#define NQ_JOIN_BUCKET_SHIFT 56
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+                  nq_join_list *out);
+
+/*
+ * The sum, over the pairs (x of a, y of b) with (x & y) == 0, of
+ * weight[class of x][class of y], for two lists sorted with one order
+ * whose stored signatures fit in `bits` bits.  js must be 64-byte aligned.
+ */
+uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
+                              const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
+                              int bits, nq_join_scratch *js);
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */
 enum nq_join_kernel {

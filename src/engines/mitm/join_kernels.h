@@ -50,6 +50,10 @@ nq_join_queries_fn nq_join_queries_avx2;
             return kernel(js, q, nq, 6, 7); /* N = 23 */                                           \
         if (cbits == 8 && nch == 5)                                                                \
             return kernel(js, q, nq, 5, 8); /* N = 20 .. 22 */                                     \
+        if (cbits == 8 && nch == 6)                                                                \
+            return kernel(js, q, nq, 6, 8); /* N = 24 .. 26 */                                     \
+        if (cbits == 8 && nch == 7)                                                                \
+            return kernel(js, q, nq, 7, 8); /* N = 27 */                                           \
         return kernel(js, q, nq, nch, cbits);                                                      \
     } while (0)
 

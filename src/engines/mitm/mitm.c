@@ -43,6 +43,7 @@
 #include "engines/mitm/half_kernels.h"
 #include "engines/mitm/join.h"
 #include "engines/mitm/mitm.h"
+#include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 
 /* The build's choice of half-board loops: the AVX-512 ones when it targets
@@ -51,27 +52,28 @@
 #include "engines/mitm/x86/half_avx512.h"
 #endif
 
-/* Per-thread scratch bytes per N, as plan() computes them (the tests check
- * the table against plan(); only the memory estimate uses it).
- * Up to N = 15 the join tables dominate; even N has a third signature list
- * (for the main-diagonal split), which is why it exceeds the next odd N. */
-static const size_t scratch_per_n[NQ_MITM_MAX_N + 1] = {
-    [4] = 186024,     [5] = 186000,     [6] = 186104,     [7] = 186064,     [8] = 186392,
-    [9] = 186256,     [10] = 187416,    [11] = 187024,    [12] = 191688,    [13] = 189872,
-    [14] = 213144,    [15] = 204496,    [16] = 362648,    [17] = 304720,    [18] = 1196664,
-    [19] = 863504,    [20] = 7439016,   [21] = 5031408,   [22] = 55516824,  [23] = 37111280,
+/* The largest half-board bound of any unit (half_bound) per side h, as
+ * plan() computes it from the store (the tests check the table against
+ * plan(); only the memory estimate uses it). */
+static const size_t half_cap_per_h[NQ_MITM_STORE_MAX_H + 1] = {
+    1, 1, 2, 4, 16, 48, 226, 1080, 7240, 41644, 300950, 2300692,
 };
 
 size_t nq_mitm_batch_limit;
+int nq_mitm_walk_slices;
 
-/* Levels of nq_join_count_split() in every join: the middle of a flat
- * optimum (two to four levels do alike, all well ahead of none). */
-#define NQ_MITM_SPLIT_DEPTH 3
+/* Smallest quarter side whose units run in spread order (spread_stride). */
+#define NQ_MITM_SPREAD_H 11
+
+/* Half-boards a batch holds at most, per list: 128 MiB.  Units with more
+ * (from N = 24 on) are joined in batches (flush_east). */
+#define NQ_MITM_HALF_LIMIT ((size_t)1 << 24)
 
 typedef struct mitm_plan {
     int n, h;
     int tiny;            /* N < NQ_MITM_MIN_N: one unit, trivial search */
     int sig_bits;        /* 4h - 2: shared sum and difference diagonals */
+    int use_store;       /* slices come from qs, else from walks */
     nq_quarter_store qs;
     uint32_t *canon;     /* E up to the reflections, with their weights */
     uint8_t *canon_weight;
@@ -81,43 +83,80 @@ typedef struct mitm_plan {
     uint32_t *all_e;
     uint64_t nall;
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
-    size_t half_cap;     /* most half-boards one side of a unit can have */
-    size_t group_cap;    /* largest store group */
+    size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
+    size_t slice_cap;    /* placements a slice holds: the most of any row set */
+    uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
     size_t scratch_bytes;
 } mitm_plan;
 
-/* Per-thread scratch, carved from the pool's buffer. */
+/* The four quarters, by where their slices sit in the scratch. */
+enum { NQ_NW, NQ_NE, NQ_SW, NQ_SE, NQ_QUARTERS };
+
+/* Per-thread scratch, carved from the pool's buffer.  The buffer is zeroed
+ * when a run starts and stays the thread's own through the run, so the
+ * slices it holds (their descriptions at its start) carry over from one
+ * unit to the next. */
 typedef struct mitm_scratch {
+    nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
     nq_join_scratch *js;
-    uint64_t *east, *west;   /* half_cap + 1 signatures each */
-    uint64_t *split;         /* even N: half_cap + 1 more, for split lists */
-    uint64_t *south_cw;      /* group_cap: filtered south quarter, conflict words */
-    uint64_t *south_sig;     /* group_cap: and their signatures */
-    uint64_t *north_cw;      /* group_cap: the same for the north quarter */
-    uint64_t *north_sig;
+    uint64_t *east, *west;     /* half_cap + 1 signatures each */
+    uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
 } mitm_scratch;
 
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
-static size_t scratch_bytes_for(int n, size_t half_cap, size_t group_cap)
+static size_t scratch_bytes_for(int h, size_t half_cap, size_t slice_cap)
 {
-    const size_t lists = n & 1 ? 2 : 3; /* even N: east, west and split */
-    return 64 + sizeof(nq_join_scratch) + lists * (half_cap + 1) * sizeof(uint64_t) +
-           4 * group_cap * sizeof(uint64_t);
+    return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
+           3 * (half_cap + 1) * sizeof(uint64_t) +
+           NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
 }
 
 static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
 {
     mitm_scratch s;
-    uintptr_t at = ((uintptr_t)raw + 63) & ~(uintptr_t)63; /* round up to 64 */
-    s.js = (nq_join_scratch *)at;
+    s.quarter = raw;
+    uintptr_t at = (uintptr_t)(s.quarter + NQ_QUARTERS);
+    s.js = (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
     s.east = (uint64_t *)(s.js + 1);
     s.west = s.east + p->half_cap + 1;
     s.split = s.west + p->half_cap + 1;
-    s.south_cw = p->n & 1 ? s.split : s.split + p->half_cap + 1;
-    s.south_sig = s.south_cw + p->group_cap;
-    s.north_cw = s.south_sig + p->group_cap;
-    s.north_sig = s.north_cw + p->group_cap;
+    char *slices = (char *)(s.split + p->half_cap + 1);
+    const size_t bytes = nq_quarter_slice_bytes(p->h, p->slice_cap);
+    for (int q = 0; q < NQ_QUARTERS; q++)
+        if (!s.quarter[q].cw) /* still zero: the thread's first unit of the run */
+            nq_quarter_slice_init(&s.quarter[q], p->h, p->slice_cap, slices + (size_t)q * bytes);
     return s;
+}
+
+/* The frame of the quarter with origin (r0, c0), r0 = 0 (north) or N - h
+ * (south), for pre-placed queens on the global diagonals p1, p2.
+ *
+ * Global diagonals: a queen at board (r, c) is on sum diagonal r + c and
+ * difference diagonal r - c + N - 1.  A quarter at origin (r0, c0) holds
+ * local masks (bit i + j, bit i - j + h - 1), so its global masks are the
+ * local ones shifted by r0 + c0 and r0 - c0 + N - h (never negative as
+ * c0 <= N - h).  Shared diagonals (those with squares in both halves) are
+ * sum diagonals N-h .. N+h-2 and difference diagonals N-h .. N+h-2; the
+ * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.  A south
+ * quarter's conflict words move into the north frame, N - h rows up. */
+static nq_quarter_frame quarter_frame(const mitm_plan *p, int r0, int c0, uint64_t p1,
+                                      uint64_t p2)
+{
+    const int n = p->n, h = p->h;
+    return (nq_quarter_frame){r0 + c0, r0 - c0 + n - h, r0, n - h, 2 * h - 1, p1, p2};
+}
+
+/* Makes the slices of one side (columns from c0) hold its quarters'
+ * placements on rows_n and rows_s that miss p1 and p2. */
+static void prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
+                         uint32_t rows_s, uint64_t p1, uint64_t p2)
+{
+    const nq_quarter_store *store = p->use_store ? &p->qs : NULL;
+    const int c0 = west ? 0 : p->n - p->h;
+    const nq_quarter_frame fn = quarter_frame(p, 0, c0, p1, p2);
+    const nq_quarter_frame fs = quarter_frame(p, p->n - p->h, c0, p1, p2);
+    nq_quarter_slice_fill(&s->quarter[west ? NQ_NW : NQ_NE], store, p->h, rows_n, &fn);
+    nq_quarter_slice_fill(&s->quarter[west ? NQ_SW : NQ_SE], store, p->h, rows_s, &fs);
 }
 
 /* Reverses the low 2h bits of e: north row i <-> south row h - 1 - i. */
@@ -153,22 +192,23 @@ static uint64_t tiny_count(int n, int row, uint32_t cols, uint32_t d1, uint32_t 
 
 /* Walks the half-boards of one side in batches (see half_next). */
 typedef struct half_iter {
-    uint32_t rows_n, rows_s; /* rows of the north and south quarters used */
+    const nq_quarter_slice *north, *south; /* the side's two quarters on its rows */
     uint32_t avail;          /* columns of the side that are free */
-    int c0;                  /* board column of the side's local column 0 */
+    uint64_t avoid;          /* signature bits no placement of the side may have */
     int k;                   /* queens in the north quarter */
     uint32_t cols;           /* current north column set */
     uint32_t next_i;         /* north placement to resume at */
     int done;
 } half_iter;
 
-static void half_start(half_iter *it, uint32_t rows_n, uint32_t rows_s, uint32_t avail, int c0)
+static void half_start(half_iter *it, const nq_quarter_slice *north,
+                       const nq_quarter_slice *south, uint32_t avail, uint64_t avoid)
 {
-    it->rows_n = rows_n;
-    it->rows_s = rows_s;
+    it->north = north;
+    it->south = south;
     it->avail = avail;
-    it->c0 = c0;
-    it->k = __builtin_popcount(rows_n);
+    it->avoid = avoid;
+    it->k = __builtin_popcount(north->rows);
     it->cols = (UINT32_C(1) << it->k) - 1;
     it->next_i = 0;
     it->done = 0;
@@ -187,53 +227,25 @@ static void half_next_cols(half_iter *it, int h)
 }
 
 /*
- * Keeps the placements of group g[0 .. len) that miss the pre-placed
- * queens' diagonals (f->p1, f->p2), writing for each its conflict word to
- * cw and its signature to sig; returns how many were kept.  The conflict
- * word holds both diagonal families in the north quarter's frame, one per
- * 32-bit half (bits that pass 31 cannot meet a north diagonal, which end
- * at 2h - 2 <= 30, and are dropped).
- */
-static size_t filter_quarter(const mitm_plan *p, const nq_quarter_frame *f, const uint64_t *g,
-                             uint32_t len, uint64_t *cw, uint64_t *sig)
-{
-    const int n = p->n, h = p->h;
-#ifdef NQ_HALF_AVX512
-    return nq_filter_quarter_avx512(n, h, f, g, len, cw, sig);
-#else
-    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
-    size_t kept = 0;
-    for (uint32_t j = 0; j < len; j++) {
-        const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
-        const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
-        /* Always write, keep only when the pre-placed queens are missed. */
-        cw[kept] = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
-        sig[kept] = (g1 >> (n - h) & m) | (g2 >> (n - h) & m) << (2 * h - 1);
-        kept += ((g1 & f->p1) | (g2 & f->p2)) == 0;
-    }
-    return kept;
-#endif
-}
-
-/*
  * Hot loop: pairs the north placement with conflict word cw and signature
- * sig with each of the ns south placements, writing sig | south_sig[j] for
- * each j whose conflict word misses cw to out[count], out[count + 1], ...;
- * returns the count after them.  Rows and columns are disjoint by
- * construction, so one AND tests both diagonal families.  out needs
- * count + ns + 1 slots.  (Taking and returning the caller's count keeps
- * it in one register across the caller's loop.)
+ * sig with each of the ns south placements, writing sig | south_sig[j] to
+ * out for each j whose conflict word misses cw and whose signature misses
+ * `avoid`, packed; returns how many.  Rows and columns are disjoint by
+ * construction, so one AND tests both diagonal families.  out needs ns + 1
+ * slots.
  */
 static inline size_t pair_north(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                const uint64_t *south_sig, size_t ns, uint64_t *out, size_t count)
+                                const uint64_t *south_sig, size_t ns, uint64_t avoid,
+                                uint64_t *out)
 {
 #ifdef NQ_HALF_AVX512
-    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, out, count);
+    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, avoid, out);
 #else
+    size_t count = 0;
     /* Branch-free: always write, advance only when compatible. */
     for (size_t j = 0; j < ns; j++) {
         out[count] = sig | south_sig[j];
-        count += (cw & south_cw[j]) == 0;
+        count += ((cw & south_cw[j]) | (avoid & south_sig[j])) == 0;
     }
     return count;
 #endif
@@ -241,55 +253,47 @@ static inline size_t pair_north(uint64_t cw, uint64_t sig, const uint64_t *south
 
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
- * to out[] (cap + 1 slots, cap >= the largest store group) and returns how
- * many; fewer than all only when out is full, and then it->done stays 0 and
- * the next call resumes.  A half-board is a north quarter placement on
- * rows_n and a south one on rows_s over complementary subsets of `avail`,
- * neither attacking the pre-placed queens (global masks p1, p2), not
- * attacking each other.
- *
- * Global diagonals: a queen at board (r, c) is on sum diagonal r + c and
- * difference diagonal r - c + N - 1.  A quarter at origin (r0, c0) holds
- * local masks (bit i + j, bit i - j + h - 1), so its global masks are the
- * local ones shifted by r0 + c0 and r0 - c0 + N - h (never negative as
- * c0 <= N - h).  Shared diagonals (those with squares in both halves) are
- * sum diagonals N-h .. N+h-2 and difference diagonals N-h .. N+h-2; the
- * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.
- *
- * Both quarters' groups are first filtered against the pre-placed queens
- * into short lists in the scratch, so the pairing loop runs without tests;
- * a resumed call filters the same group again, identically, and goes on
- * from the north list's it->next_i.
+ * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
+ * how many; fewer than all only when out is full, and then it->done stays 0
+ * and the next call resumes.  A half-board is a placement of the north
+ * slice and one of the south slice over complementary subsets of `avail`,
+ * not attacking each other, neither having a signature bit of `avoid`.
+ * The slices hold only placements that miss the queens placed beforehand
+ * (quarter_slice.h); `avoid` holds the diagonals of one more such queen
+ * when a side is built for several of them (see mitm_solve).
  */
-static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it, uint64_t p1,
-                        uint64_t p2, uint64_t sig_or, uint64_t *out, size_t cap)
+static size_t half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint64_t *out,
+                        size_t cap)
 {
-    const int n = p->n, h = p->h, south = n - h, c0 = it->c0;
-    /* North quarter: origin (0, c0); its frame is the north frame. */
-    const nq_quarter_frame fn = {c0, n - h - c0, 0, p1, p2};
-    /* South quarter: origin (N - h, c0), N - h rows below the north one. */
-    const nq_quarter_frame fs = {south + c0, south - c0 + n - h, south, p1, p2};
+    const nq_quarter_slice *north = it->north, *south = it->south;
+    const uint64_t avoid = it->avoid;
     size_t count = 0;
     while (!it->done) {
         if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
-            half_next_cols(it, h);
+            half_next_cols(it, p->h);
             continue;
         }
-        const uint64_t *gn, *gs = NULL;
-        const uint32_t nn_all = nq_quarter_group(&p->qs, it->rows_n, it->cols, &gn);
-        const uint32_t ns_all =
-            nn_all ? nq_quarter_group(&p->qs, it->rows_s, it->avail & ~it->cols, &gs) : 0;
-        const size_t ns = filter_quarter(p, &fs, gs, ns_all, s->south_cw, s->south_sig);
-        const size_t nn = ns ? filter_quarter(p, &fn, gn, nn_all, s->north_cw, s->north_sig) : 0;
-        for (size_t i = it->next_i; i < nn; i++) {
-            if (count + ns > cap) { /* full: resume at this north placement */
-                it->next_i = (uint32_t)i;
+        const uint32_t south_cols = it->avail & ~it->cols;
+        const size_t ns = south->size[south_cols];
+        const size_t nn = ns ? north->size[it->cols] : 0;
+        if (it->next_i < nn) {
+            const uint64_t *south_cw = south->cw + south->first[south_cols];
+            const uint64_t *south_sig = south->sig + south->first[south_cols];
+            const uint64_t *north_cw = north->cw + north->first[it->cols];
+            const uint64_t *north_sig = north->sig + north->first[it->cols];
+            /* The north placements whose pairs surely fit: at most ns each. */
+            const size_t fit = (cap - count) / ns;
+            const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
+            for (size_t i = it->next_i; i < end; i++)
+                if (!(north_sig[i] & avoid))
+                    count += pair_north(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
+                                        ns, avoid, out + count);
+            if (end < nn) { /* full: resume at the first north placement left */
+                it->next_i = (uint32_t)end;
                 return count;
             }
-            count = pair_north(s->north_cw[i], s->north_sig[i] | sig_or, s->south_cw,
-                               s->south_sig, ns, out, count);
         }
-        half_next_cols(it, h);
+        half_next_cols(it, p->h);
     }
     return count;
 }
@@ -297,6 +301,8 @@ static size_t half_next(const mitm_plan *p, const mitm_scratch *s, half_iter *it
 /* Decodes unit u into configuration, E and weight. */
 static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 {
+    if (p->stride) /* a job in spread order (see spread_stride) */
+        u = u * p->stride % (p->ncanon + p->nb * p->nall);
     if (u < p->ncanon) {
         d->a_first = d->a_last = d->b = 0;
         d->east = p->canon[u];
@@ -340,55 +346,31 @@ static void decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
  *
  * A half-board's class is how many of the two it holds: bit h - 1 of its
  * signature is the anti-diagonal (sum diagonal N - 1), bit 3h - 2 the main
- * diagonal (difference diagonal N - 1).
+ * diagonal (difference diagonal N - 1).  The join sorts both lists by
+ * class and cuts those two bits out (join.h), and weights each pair of
+ * classes by v:
+ *
+ *     east class 0 x west classes 0, 1     v = 1
+ *     east class 1 x west class 0          v = 1
+ *     east class 0 x west class 2          v = 2
+ *     east class 2 x west class 0          v = 2
+ *     (both sides hold one: v = 0 or the pair clashes -- never tried)
  */
-typedef struct diag_split {
-    size_t none, one; /* none of class 0 first, then `one` of class 1, then class 2 */
-} diag_split;
+static const uint8_t diagonal_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {
+    {1, 1, 2},
+    {1, 0, 0},
+    {2, 0, 0},
+};
 
-/* Writes src[0 .. len) to dst by class, each signature with the bits
- * bit_a and bit_d cut out: class 0 (neither bit) from dst[at0] on, class
- * 1 (one) from dst[at1], class 2 (both) from dst[at2]. */
-static inline void write_classes(const uint64_t *src, size_t len, uint64_t bit_a, uint64_t bit_d,
-                                 uint64_t *dst, size_t at0, size_t at1, size_t at2)
-{
-#ifdef NQ_HALF_AVX512
-    nq_write_classes_avx512(src, len, bit_a, bit_d, dst, at0, at1, at2);
-#else
-    /* Bits below A stay; those between A and D move down one, those above
-     * D down two, closing both gaps. */
-    const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
-    for (size_t i = 0; i < len; i++) {
-        const uint64_t v = src[i];
-        const size_t cls = ((v & bit_a) != 0) + ((v & bit_d) != 0);
-        /* The write position by masks, not branches: 0 - (cls == k) is all
-         * ones exactly when the class is k. */
-        const size_t is1 = 0 - (size_t)(cls == 1), is2 = 0 - (size_t)(cls == 2);
-        const uint64_t narrowed = (v & low) | (v & mid) >> 1 | (v & high) >> 2;
-        dst[at0 + ((at1 - at0) & is1) + ((at2 - at0) & is2)] = narrowed;
-        at0 += cls == 0;
-        at1 += cls == 1;
-        at2 += cls == 2;
-    }
-#endif
-}
+/* Odd N: one class, every pair counts once. */
+static const uint8_t plain_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {{1}};
 
-/* Copies src[0 .. len) to dst sorted into classes 0, 1, 2, each signature
- * with the two main-diagonal bits cut out.  Counting first puts each class
- * at its final place, so one more pass writes every signature once, with
- * no data-dependent branch (the classes come in no predictable order). */
-static diag_split split_by_main_diagonals(const uint64_t *src, size_t len, int h, uint64_t *dst)
+/* The two main-diagonal bits of a signature (even N; see diagonal_weight). */
+static uint64_t main_diagonal_bits(const mitm_plan *p)
 {
-    const uint64_t bit_a = UINT64_C(1) << (h - 1), bit_d = UINT64_C(1) << (3 * h - 2);
-    size_t has_a = 0, has_d = 0, both = 0;
-    for (size_t i = 0; i < len; i++) {
-        has_a += (src[i] & bit_a) != 0;
-        has_d += (src[i] & bit_d) != 0;
-        both += (src[i] & (bit_a | bit_d)) == (bit_a | bit_d);
-    }
-    const diag_split cut = {len - has_a - has_d + both, has_a + has_d - 2 * both};
-    write_classes(src, len, bit_a, bit_d, dst, 0, cut.none, cut.none + cut.one);
-    return cut;
+    if (p->n & 1)
+        return 0;
+    return UINT64_C(1) << (p->h - 1) | UINT64_C(1) << (3 * p->h - 2);
 }
 
 /* State of one unit's join: the west halves (all of them when west_whole)
@@ -400,82 +382,74 @@ typedef struct unit_join {
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
     size_t nw, ne;
     int west_whole;
-    int diagonals;           /* even N: main-diagonal classes (see diag_split) */
-    diag_split west_split;   /* west_whole and diagonals: of the west halves in s->split */
+    int ordered;             /* order chosen (at the first join) */
+    nq_join_order order;     /* how both sides are sorted for every join */
+    uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
+    nq_join_list west;       /* west_whole and ordered: the west halves, sorted into s->split */
     uint64_t pairs;
 } unit_join;
 
-/* The weighted count of the split east list e and west list w (even N):
- * pairs with v = 1 (class 0 with classes 0 and 1, class 1 with class 0) and
- * with v = 2 (class 0 with class 2, either way round).  Each join takes
- * whole classes, never two at once: the joins reorder their lists, and the
- * classes must stay where diag_split says for the next east batch. */
-static uint64_t join_diagonals(const mitm_plan *p, nq_join_scratch *js, uint64_t *e, size_t ne,
-                               diag_split es, uint64_t *w, size_t nw, diag_split ws)
+/* Chooses the sort order of the unit's joins, once: the class bits, and
+ * the key bits that the most pairs of sampled east and west halves share. */
+static void choose_order(unit_join *u)
 {
-    const int depth = NQ_MITM_SPLIT_DEPTH;
-    uint64_t *e1 = e + es.none, *e2 = e1 + es.one, *w1 = w + ws.none, *w2 = w1 + ws.one;
-    const size_t ne2 = ne - es.none - es.one, nw2 = nw - ws.none - ws.one;
-    const int bits = p->sig_bits - 2;
-    return nq_join_count_split(e, es.none, w, ws.none, bits, depth, js) +
-           nq_join_count_split(e, es.none, w1, ws.one, bits, depth, js) +
-           2 * nq_join_count_split(e, es.none, w2, nw2, bits, depth, js) +
-           nq_join_count_split(e1, es.one, w, ws.none, bits, depth, js) +
-           2 * nq_join_count_split(e2, ne2, w, ws.none, bits, depth, js);
+    const mitm_plan *p = u->p;
+    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
+    nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
+    u->order.class_mask = main_diagonal_bits(p);
+    u->order.key_mask = nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
+                                         u->order.class_mask);
+    u->ordered = 1;
 }
 
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
- * the east batch is joined with each west batch in turn.  Even N splits
- * each list into a free buffer: whole west halves went to `split` (see
- * mitm_solve), so each east batch goes to `west`, the buffer they left;
- * otherwise the east batch goes to `split`, and then each west batch to
- * the east buffer it left. */
+ * the east batch is joined with each west batch in turn.  Each list is
+ * sorted into a free buffer: whole west halves go to `split` at the first
+ * join, each east batch then to `west`, the buffer they left; otherwise
+ * the east batch goes to `split`, and each west batch to the east buffer
+ * it left. */
 static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
+    const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
+    const int bits = p->sig_bits - __builtin_popcountll(main_diagonal_bits(p));
+    nq_join_list east;
     if (u->west_whole) {
-        if (u->diagonals) {
-            const diag_split es = split_by_main_diagonals(s->east, u->ne, p->h, s->west);
-            u->pairs += join_diagonals(p, s->js, s->west, u->ne, es, s->split, u->nw,
-                                       u->west_split);
-        } else {
-            u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
-                                            NQ_MITM_SPLIT_DEPTH, s->js);
+        if (!u->ordered) {
+            choose_order(u);
+            nq_join_sort(s->west, u->nw, &u->order, s->split, &u->west);
         }
+        nq_join_sort(s->east, u->ne, &u->order, s->west, &east);
+        u->pairs += nq_join_sorted_count(&east, &u->west, weight, bits, s->js);
     } else {
+        if (!u->ordered)
+            choose_order(u);
+        nq_join_sort(s->east, u->ne, &u->order, s->split, &east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
-        diag_split es = {0, 0};
-        if (u->diagonals)
-            es = split_by_main_diagonals(s->east, u->ne, p->h, s->split);
         half_iter wi;
-        half_start(&wi, u->west_n, u->west_s, hm, 0);
+        half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
         while (!wi.done) {
-            u->nw = half_next(p, s, &wi, u->wp1, u->wp2, 0, s->west, p->half_cap);
-            if (u->diagonals) {
-                const diag_split ws = split_by_main_diagonals(s->west, u->nw, p->h, s->east);
-                u->pairs += join_diagonals(p, s->js, s->split, u->ne, es, s->east, u->nw, ws);
-            } else {
-                u->pairs += nq_join_count_split(s->east, u->ne, s->west, u->nw, p->sig_bits,
-                                                NQ_MITM_SPLIT_DEPTH, s->js);
-            }
+            u->nw = half_next(p, &wi, 0, s->west, p->half_cap);
+            nq_join_list west;
+            nq_join_sort(s->west, u->nw, &u->order, s->east, &west);
+            u->pairs += nq_join_sorted_count(&east, &west, weight, bits, s->js);
         }
     }
     u->ne = 0;
 }
 
-/* Adds the east halves of one configuration (columns east_cols, avoiding
- * p1/p2, signatures ORed with sig_or), joining whenever the buffer fills. */
-static void add_east(unit_join *u, uint32_t east, uint32_t east_cols, uint64_t p1, uint64_t p2,
-                     uint64_t sig_or)
+/* Adds the east halves of one configuration (columns east_cols, no
+ * signature bit of `avoid`, signatures ORed with sig_or), joining whenever
+ * the buffer fills. */
+static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t sig_or)
 {
     const mitm_plan *p = u->p;
-    const uint32_t hm = (UINT32_C(1) << p->h) - 1;
     half_iter ei;
-    half_start(&ei, east & hm, east >> p->h, east_cols, p->n - p->h);
+    half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
     while (!ei.done) {
-        u->ne += half_next(p, u->s, &ei, p1, p2, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+        u->ne += half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
         if (!ei.done)
             flush_east(u); /* buffer full: an empty one always makes progress */
     }
@@ -491,7 +465,9 @@ static void add_east(unit_join *u, uint32_t east, uint32_t east_cols, uint64_t p
  * signature, as a <= h - 1): ORing them into every east signature of
  * configuration a makes the join reject the west halves it attacks.  So
  * the west halves are built once and all configurations' east halves are
- * joined with them in one go.
+ * joined with them in one go.  The east slices likewise avoid only the
+ * middle column's queen, and each configuration skips the east
+ * placements that hold its queen's diagonals (those signature bits).
  */
 static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
 {
@@ -518,25 +494,23 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     const uint32_t west = rows & ~d.east;
     u.west_n = west & hm;
     u.west_s = west >> h;
+    prepare_side(p, &s, 1, u.west_n, u.west_s, u.wp1, u.wp2);
     half_iter wi;
-    half_start(&wi, u.west_n, u.west_s, hm, 0);
-    u.nw = half_next(p, &s, &wi, u.wp1, u.wp2, 0, s.west, p->half_cap);
+    half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], hm, 0);
+    u.nw = half_next(p, &wi, 0, s.west, p->half_cap);
     u.west_whole = wi.done; /* the usual case: all west halves fit */
     if (u.nw == 0 && u.west_whole) {
         out->total = 0;
         return;
     }
-    u.diagonals = !(n & 1);
-    if (u.diagonals && u.west_whole)
-        u.west_split = split_by_main_diagonals(s.west, u.nw, h, s.split);
+    nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
+    prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
     if (d.a_first == 0) {
-        add_east(&u, d.east, hm, u.wp1, u.wp2, 0);
+        add_east(&u, hm, 0, 0);
     } else {
         for (int a = d.a_first; a <= d.a_last; a++) {
-            const uint64_t p1 = u.wp1 | UINT64_C(1) << (2 * mid + a);
-            const uint64_t p2 = u.wp2 | UINT64_C(1) << (n - 1 - a);
-            const uint64_t sig_or = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
-            add_east(&u, d.east, hm & ~(UINT32_C(1) << (a - 1)), p1, p2, sig_or);
+            const uint64_t abits = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
+            add_east(&u, hm & ~(UINT32_C(1) << (a - 1)), abits, abits);
         }
     }
     if (u.ne)
@@ -564,22 +538,35 @@ static uint64_t central_binomial(int h)
     return c;
 }
 
+/* The sizes of the quarter groups: the store's, or a table of counts
+ * (indexed rows << h | cols) when the job has no store. */
+typedef struct group_sizes {
+    int h;
+    const nq_quarter_store *qs;
+    const uint32_t *table;
+} group_sizes;
+
+static uint64_t group_size(const group_sizes *g, uint32_t rows, uint32_t cols)
+{
+    const uint32_t key = rows << g->h | cols;
+    return g->table ? g->table[key] : g->qs->start[key + 1] - g->qs->start[key];
+}
+
 /* Half-boards of one side before the diagonal tests: the pairs of a north
  * placement on rows_n and a south one on rows_s over complementary subsets
  * of the columns `avail`, summed over the north column sets (the count
  * half_next walks: plan_units sizes buffers by it, the estimate hook
  * prices units by it). */
-static uint64_t half_bound(const mitm_plan *p, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
+static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
 {
-    const int h = p->h, k = __builtin_popcount(rows_n);
+    const int h = g->h, k = __builtin_popcount(rows_n);
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     uint64_t bound = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
         if (!(cols & ~avail)) {
-            const uint64_t *g;
-            const uint64_t a = nq_quarter_group(&p->qs, rows_n, cols, &g);
+            const uint64_t a = group_size(g, rows_n, cols);
             if (a)
-                bound += a * nq_quarter_group(&p->qs, rows_s, avail & ~cols, &g);
+                bound += a * group_size(g, rows_s, avail & ~cols);
         }
         if (k == 0 || cols >= (hm & ~(hm >> k)))
             break;
@@ -605,14 +592,50 @@ static uint8_t canon_weight_of(uint32_t e, int h)
     return distinct;
 }
 
+/* The half-board list size: with a store, the largest bound of any E (the
+ * west side of E is the east side of its complement, also an E, so this
+ * covers both sides); without one, NQ_MITM_HALF_LIMIT, or for small boards
+ * the product of two slices.  Never more than the limit (the batch limit
+ * too, when tests set one), never less than a slice's largest group, as a
+ * batch must hold one north placement's pairs (half_next). */
+static size_t half_cap_of(const mitm_plan *p, int threads)
+{
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint64_t nall = central_binomial(h);
+    size_t cap = NQ_MITM_HALF_LIMIT, group_cap = p->slice_cap;
+    if (p->slice_cap < cap / p->slice_cap)
+        cap = p->slice_cap * p->slice_cap;
+    if (p->use_store) {
+        const group_sizes g = {h, &p->qs, NULL};
+        cap = 0;
+        (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
+#endif
+        for (long j = 0; j < (long)nall; j++) {
+            const uint32_t e = p->canon[j];
+            const size_t bound = half_bound(&g, e & hm, e >> h, hm);
+            if (bound > cap)
+                cap = bound;
+        }
+        group_cap = 0;
+        for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
+            if (p->qs.start[k + 1] - p->qs.start[k] > group_cap)
+                group_cap = p->qs.start[k + 1] - p->qs.start[k];
+    }
+    if (cap > NQ_MITM_HALF_LIMIT)
+        cap = NQ_MITM_HALF_LIMIT;
+    if (nq_mitm_batch_limit && cap > nq_mitm_batch_limit)
+        cap = nq_mitm_batch_limit;
+    return cap < group_cap ? group_cap : cap;
+}
+
 /*
- * Fills the E lists, pairs and the scratch caps.  Returns 0 or NQ_ENOMEM.
- * Every E (h of the 2h quarter rows) is listed in increasing order; each
- * is then looked at independently, in parallel from h = 8 on: whether it
- * is the least of its orbit (and so a unit, weighted by the orbit's size),
- * and a bound on its east half-boards -- every pair of groups, before the
- * diagonal test.  The west side of E is the east side of its complement,
- * also in the list, so the largest bound covers both sides.
+ * Fills the E lists and the half-board list size.  Returns 0 or
+ * NQ_ENOMEM.  Every E (h of the 2h quarter rows) is listed in increasing
+ * order, with the size of its orbit when it is the least member (and so a
+ * unit, weighted by that size); then compacted to the units.
  */
 static int plan_units(mitm_plan *p, int threads)
 {
@@ -623,38 +646,20 @@ static int plan_units(mitm_plan *p, int threads)
     p->canon_weight = malloc(nall);
     if (!p->canon || !p->canon_weight)
         return NQ_ENOMEM;
-    /* Every E first, in order, with its orbit weight in canon_weight (0:
-     * not a unit); compacted to the units afterwards. */
     uint64_t i = 0;
     for (uint32_t e = hm; i < nall; e = next_same_popcount(e))
         p->canon[i++] = e;
-    size_t cap = 0;
-    (void)threads;
+    p->half_cap = half_cap_of(p, threads); /* before the list loses its non-units */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(threads) if (h >= 8)
 #endif
-    for (long j = 0; j < (long)nall; j++) {
-        const uint32_t e = p->canon[j];
-        p->canon_weight[j] = canon_weight_of(e, h);
-        const size_t bound = half_bound(p, e & hm, e >> h, hm);
-        if (bound > cap)
-            cap = bound;
-    }
+    for (long j = 0; j < (long)nall; j++)
+        p->canon_weight[j] = canon_weight_of(p->canon[j], h);
     for (uint64_t j = 0; j < nall; j++)
         if (p->canon_weight[j]) {
             p->canon[p->ncanon] = p->canon[j];
             p->canon_weight[p->ncanon++] = p->canon_weight[j];
         }
-    p->half_cap = cap;
-    for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
-        if (p->qs.start[k + 1] - p->qs.start[k] > p->group_cap)
-            p->group_cap = p->qs.start[k + 1] - p->qs.start[k];
-
-    if (nq_mitm_batch_limit && p->half_cap > nq_mitm_batch_limit)
-        p->half_cap = nq_mitm_batch_limit;
-    /* Batches must hold at least one north placement's pairs (half_next). */
-    if (p->half_cap < p->group_cap)
-        p->half_cap = p->group_cap;
     if (p->n & 1) {
         p->nall = central_binomial(h) / 2; /* C(2h-1, h-1) = C(2h, h) / 2 */
         p->all_e = malloc(p->nall * sizeof *p->all_e);
@@ -666,6 +671,36 @@ static int plan_units(mitm_plan *p, int threads)
             p->all_e[k++] = x;
     }
     return 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/*
+ * The stride of the spread order of the boards from N = 22 on: unit u
+ * stands for the list's entry u * stride mod units, with the stride the
+ * first number coprime to `units` from units / golden ratio on, so every
+ * entry comes once and any run of units (what a run has done so far, a
+ * journal chunk) samples the whole list evenly.  Costs vary a lot along
+ * the list (by how many rows of E are north), and a run's rate, its ETA
+ * and the projections taken from its start must not depend on where it
+ * starts.  Smaller boards keep list order, where consecutive units share
+ * slices (quarter_slice.h), which matters for units of a millisecond and
+ * less; from N = 22 on a unit takes ten times its slices.
+ */
+static uint64_t spread_stride(uint64_t units)
+{
+    uint64_t stride = (uint64_t)((double)units * 0.6180339887498949);
+    while (stride > 1 && gcd(stride, units) != 1)
+        stride++;
+    return stride ? stride : 1;
 }
 
 static int mitm_plan_job(nq_job *job, int split_depth)
@@ -694,13 +729,20 @@ static int mitm_plan_job(nq_job *job, int split_depth)
         return 0;
     }
     p->sig_bits = 4 * p->h - 2;
-    int ret = nq_quarter_store_build(&p->qs, p->h, job->threads);
+    p->use_store = p->h <= NQ_MITM_STORE_MAX_H && !nq_mitm_walk_slices;
+    p->slice_cap = nq_quarter_slice_capacity(p->h);
+    int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
     if (ret == 0)
         ret = plan_units(p, job->threads);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
-    p->scratch_bytes = scratch_bytes_for(p->n, p->half_cap, p->group_cap);
+    p->scratch_bytes = scratch_bytes_for(p->h, p->half_cap, p->slice_cap);
     job->units = p->ncanon + p->nb * p->nall;
+    if (p->h >= NQ_MITM_SPREAD_H)
+        p->stride = spread_stride(job->units);
+    /* Units take about 0.1 s to a second from N = 24 on, milliseconds at
+     * N = 22, 23: chunks of a few seconds a thread. */
+    job->chunk_limit = p->h > NQ_MITM_STORE_MAX_H ? 16 : p->h == NQ_MITM_STORE_MAX_H ? 1024 : 0;
     /* Identity: the unit list is a function of n and of the orders used
      * above; hash the lists themselves so any change of order shows. */
     id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
@@ -708,6 +750,8 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     if (p->nall)
         id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
     id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
+    if (p->stride) /* lists in their own order keep the identities they had */
+        id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
     job->identity = id;
     return 0;
 }
@@ -741,6 +785,22 @@ static double join_cost(const mitm_plan *p, double east, double west)
     return kept * blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
 }
 
+/* The quarter group sizes of side h without a store: every row set's
+ * placements counted by walking it (4^h counters; a few seconds at h = 12,
+ * minutes at h = 13).  NULL when out of memory. */
+static uint32_t *count_groups(int h)
+{
+    uint32_t *table = malloc(((size_t)1 << 2 * h) * sizeof *table);
+    if (!table)
+        return NULL;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (long rows = 0; rows < (1L << h); rows++)
+        nq_quarter_slice_count(h, (uint32_t)rows, table + ((size_t)rows << h));
+    return table;
+}
+
 /*
  * The estimate hook: an analytic cost per unit from the quarter store's
  * group sizes alone, nothing searched.  A unit builds its west half-boards
@@ -761,6 +821,13 @@ static int mitm_estimate(const nq_job *job, double *costs)
     }
     const int h = p->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
+    group_sizes g = {h, &p->qs, NULL};
+    uint32_t *table = NULL;
+    if (!p->use_store) {
+        g.table = table = count_groups(h);
+        if (!table)
+            return NQ_ENOMEM;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 256)
 #endif
@@ -771,18 +838,19 @@ static int mitm_estimate(const nq_job *job, double *costs)
         if (d.b)
             rows &= ~(UINT32_C(1) << (h + d.b - 1));
         const uint32_t west = rows & ~d.east;
-        const double w = (double)half_bound(p, west & hm, west >> h, hm);
+        const double w = (double)half_bound(&g, west & hm, west >> h, hm);
         double e = 0;
         if (d.a_first == 0) {
-            e = (double)half_bound(p, d.east & hm, d.east >> h, hm);
+            e = (double)half_bound(&g, d.east & hm, d.east >> h, hm);
         } else {
             /* Configuration a's queen holds east column a - 1. */
             for (int a = d.a_first; a <= d.a_last; a++)
-                e += (double)half_bound(p, d.east & hm, d.east >> h,
+                e += (double)half_bound(&g, d.east & hm, d.east >> h,
                                         hm & ~(UINT32_C(1) << (a - 1)));
         }
         costs[u] = w + e + join_cost(p, e, w);
     }
+    free(table);
     return 0;
 }
 
@@ -807,8 +875,11 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     /* Unit tables: canonical E with weights, and the odd-N E list. */
     const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
                          (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
-    return sizeof(mitm_plan) + nq_quarter_store_bytes(h) + units +
-           (size_t)(threads > 0 ? threads : 1) * scratch_per_n[n];
+    const int store = h <= NQ_MITM_STORE_MAX_H;
+    const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
+    const size_t scratch = scratch_bytes_for(h, half_cap, nq_quarter_slice_capacity(h));
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units +
+           (size_t)(threads > 0 ? threads : 1) * scratch;
 }
 
 const struct nq_engine_ops nq_engine_mitm = {

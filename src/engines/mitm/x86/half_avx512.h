@@ -33,16 +33,14 @@ static inline size_t nq_half_store_lanes(uint64_t *to, __mmask8 m, __m512i v)
     return (size_t)k;
 }
 
-/* filter_quarter() on an n x n board with quarters of side h, eight
- * placements at a time. */
-static inline size_t nq_filter_quarter_avx512(int n, int h, const nq_quarter_frame *f,
-                                              const uint64_t *g, uint32_t len, uint64_t *cw,
-                                              uint64_t *sig)
+/* filter_quarter(), eight placements at a time. */
+static inline size_t nq_filter_quarter_avx512(const nq_quarter_frame *f, const uint64_t *g,
+                                              uint32_t len, uint64_t *cw, uint64_t *sig)
 {
-    const uint64_t m = (UINT64_C(1) << (2 * h - 1)) - 1;
+    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
     const __m128i sh1 = _mm_cvtsi32_si128(f->to_global1), sh2 = _mm_cvtsi32_si128(f->to_global2);
-    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(n - h);
-    const __m128i shw = _mm_cvtsi32_si128(2 * h - 1);
+    const __m128i shn = _mm_cvtsi32_si128(f->to_north), shs = _mm_cvtsi32_si128(f->to_shared);
+    const __m128i shw = _mm_cvtsi32_si128(f->shared_bits);
     const __m512i low32 = _mm512_set1_epi64(0xffffffff), vm = _mm512_set1_epi64((long long)m);
     const __m512i vp1 = _mm512_set1_epi64((long long)f->p1);
     const __m512i vp2 = _mm512_set1_epi64((long long)f->p2);
@@ -67,48 +65,24 @@ static inline size_t nq_filter_quarter_avx512(int n, int h, const nq_quarter_fra
 }
 
 /* pair_north(), eight south placements at a time (one pass for most
- * groups); stores nothing past out[count + ns - 1]. */
+ * groups); never stores past out[ns - 1]. */
 static inline size_t nq_pair_north_avx512(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                          const uint64_t *south_sig, size_t ns, uint64_t *out,
-                                          size_t count)
+                                          const uint64_t *south_sig, size_t ns, uint64_t avoid,
+                                          uint64_t *out)
 {
     const __m512i vcw = _mm512_set1_epi64((long long)cw);
     const __m512i vsig = _mm512_set1_epi64((long long)sig);
+    const __m512i vavoid = _mm512_set1_epi64((long long)avoid);
+    size_t count = 0;
     for (size_t j = 0; j < ns; j += 8) {
         const __mmask8 live = nq_half_live(ns, j);
         const __m512i scw = _mm512_maskz_loadu_epi64(live, south_cw + j);
-        const __mmask8 fits = _mm512_mask_testn_epi64_mask(live, vcw, scw);
         const __m512i ssig = _mm512_maskz_loadu_epi64(live, south_sig + j);
+        const __mmask8 fits = _mm512_mask_testn_epi64_mask(
+            _mm512_mask_testn_epi64_mask(live, vcw, scw), vavoid, ssig);
         count += nq_half_store_lanes(out + count, fits, _mm512_or_si512(vsig, ssig));
     }
     return count;
-}
-
-/* write_classes(), eight signatures at a time. */
-static inline void nq_write_classes_avx512(const uint64_t *src, size_t len, uint64_t bit_a,
-                                           uint64_t bit_d, uint64_t *dst, size_t at0, size_t at1,
-                                           size_t at2)
-{
-    const uint64_t low = bit_a - 1, mid = (bit_d - 1) & ~(2 * bit_a - 1), high = ~(2 * bit_d - 1);
-    const __m512i va = _mm512_set1_epi64((long long)bit_a);
-    const __m512i vd = _mm512_set1_epi64((long long)bit_d);
-    const __m512i vlow = _mm512_set1_epi64((long long)low);
-    const __m512i vmid = _mm512_set1_epi64((long long)mid);
-    const __m512i vhigh = _mm512_set1_epi64((long long)high);
-    for (size_t i = 0; i < len; i += 8) {
-        const __mmask8 live = nq_half_live(len, i);
-        const __m512i v = _mm512_maskz_loadu_epi64(live, src + i);
-        const __mmask8 ma = _mm512_test_epi64_mask(v, va), md = _mm512_test_epi64_mask(v, vd);
-        const __mmask8 m0 = (__mmask8)(live & ~(ma | md)), m1 = (__mmask8)(ma ^ md);
-        const __mmask8 m2 = (__mmask8)(ma & md);
-        const __m512i c = _mm512_or_si512(
-            _mm512_or_si512(_mm512_and_si512(v, vlow),
-                            _mm512_srli_epi64(_mm512_and_si512(v, vmid), 1)),
-            _mm512_srli_epi64(_mm512_and_si512(v, vhigh), 2));
-        at0 += nq_half_store_lanes(dst + at0, m0, c);
-        at1 += nq_half_store_lanes(dst + at1, m1, c);
-        at2 += nq_half_store_lanes(dst + at2, m2, c);
-    }
 }
 
 #endif /* NQ_HALF_AVX512_H */

@@ -1,0 +1,235 @@
+/*
+ * quarter_slice.c - preparing a quarter's placements on one row set (see
+ * quarter_slice.h).
+ *
+ * From the store, each group of the row set is filtered and converted in
+ * one pass.  Without a store, two identical depth-first walks over the
+ * slice's rows: the first counts each column set's placements, the second
+ * writes them in place after a prefix sum (as the store's build does, but
+ * for one row set, so its counters stay in the L1 cache).  The walk never
+ * places a queen on a square the pre-placed queens attack, so it writes
+ * exactly what the store path keeps.
+ */
+#include <string.h>
+
+#include "engines/mitm/quarter_slice.h"
+
+/* The build's choice of the filter loop: the AVX-512 one when it targets
+ * AVX-512F. */
+#if defined(__AVX512F__)
+#include "engines/mitm/x86/half_avx512.h"
+#endif
+
+/* Most placements on one row set, per side h, as walking every row set
+ * counts them. */
+static const uint32_t max_slice[] = {
+    1,     1,      2,      4,      10,     26,      92,      296,
+    1174,  5366,   26548,  143140, 788698, 4684690,
+};
+
+size_t nq_quarter_slice_capacity(int h)
+{
+    if (h < 0 || h >= (int)(sizeof max_slice / sizeof max_slice[0]))
+        return 0;
+    return max_slice[h];
+}
+
+size_t nq_quarter_slice_bytes(int h, size_t capacity)
+{
+    return 2 * ((size_t)1 << h) * sizeof(uint32_t) + 2 * capacity * sizeof(uint64_t);
+}
+
+void nq_quarter_slice_init(nq_quarter_slice *s, int h, size_t capacity, void *mem)
+{
+    s->filled = 0;
+    s->capacity = capacity;
+    s->cw = mem;
+    s->sig = s->cw + capacity;
+    s->first = (uint32_t *)(s->sig + capacity);
+    s->size = s->first + ((size_t)1 << h);
+}
+
+/* The conflict word and signature of a placement with local diagonal masks
+ * l1 (bit i + j) and l2 (bit i - j + h - 1) in frame f: both diagonal
+ * families in the north quarter's frame, one per 32-bit half (bits that
+ * pass 31 cannot meet a north diagonal, which end at 2h - 2 <= 30, and are
+ * dropped), and the shared diagonals it occupies. */
+static inline void convert(const nq_quarter_frame *f, uint64_t l1, uint64_t l2, uint64_t *cw,
+                           uint64_t *sig)
+{
+    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
+    const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
+    *cw = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
+    *sig = (g1 >> f->to_shared & m) | (g2 >> f->to_shared & m) << f->shared_bits;
+}
+
+/* Keeps the placements of group g[0 .. len) that miss the pre-placed
+ * queens' diagonals (f->p1, f->p2), writing each one's conflict word to cw
+ * and signature to sig; returns how many were kept. */
+static size_t filter_group(const nq_quarter_frame *f, const uint64_t *g, uint32_t len,
+                           uint64_t *cw, uint64_t *sig)
+{
+#ifdef NQ_HALF_AVX512
+    return nq_filter_quarter_avx512(f, g, len, cw, sig);
+#else
+    size_t kept = 0;
+    for (uint32_t j = 0; j < len; j++) {
+        const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
+        /* Always write, keep only when the pre-placed queens are missed. */
+        convert(f, l1, l2, &cw[kept], &sig[kept]);
+        kept += ((l1 << f->to_global1 & f->p1) | (l2 << f->to_global2 & f->p2)) == 0;
+    }
+    return kept;
+#endif
+}
+
+/* Next larger integer with the same number of set bits (Gosper's hack):
+ * move the lowest block of ones' top bit up one, the rest to the bottom. */
+static uint32_t next_same_popcount(uint32_t x)
+{
+    const uint32_t low = x & (0u - x);
+    const uint32_t ripple = x + low;
+    return ripple | (((x ^ ripple) >> 2) / low);
+}
+
+/* The slice from the store: every column set of popcount(rows) columns, in
+ * increasing order, its group filtered. */
+static void fill_from_store(nq_quarter_slice *s, const nq_quarter_store *qs, int h, uint32_t rows,
+                            const nq_quarter_frame *f)
+{
+    const int k = __builtin_popcount(rows);
+    const uint32_t last = ((UINT32_C(1) << k) - 1) << (h - k); /* the top k columns */
+    size_t at = 0;
+    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
+        const uint64_t *g;
+        const uint32_t len = nq_quarter_group(qs, rows, cols, &g);
+        const size_t kept = filter_group(f, g, len, s->cw + at, s->sig + at);
+        s->first[cols] = (uint32_t)at;
+        s->size[cols] = (uint32_t)kept;
+        at += kept;
+        if (cols == last)
+            break;
+    }
+}
+
+/* The walk over the slice's rows: rows[0 .. k) in increasing order, the
+ * columns each row's pre-placed queens attack, and what the leaves do. */
+typedef struct slice_walk {
+    int h, k;
+    int rows[NQ_QUARTER_MAX_H];
+    uint32_t blocked[NQ_QUARTER_MAX_H];
+    int fill; /* 0: count into size[]; 1: write to s at first[] (advancing it) */
+    uint32_t *size;
+    nq_quarter_slice *s;
+    const nq_quarter_frame *f;
+} slice_walk;
+
+/* One placement on the slice's rows: columns cols, local masks l1, l2. */
+static inline void visit(const slice_walk *w, uint32_t cols, uint64_t l1, uint64_t l2)
+{
+    if (!w->fill) {
+        w->size[cols]++;
+        return;
+    }
+    const uint32_t at = w->s->first[cols]++;
+    convert(w->f, l1, l2, &w->s->cw[at], &w->s->sig[at]);
+}
+
+/*
+ * Visits every placement on the slice's rows d .. k-1 extending columns
+ * cols and local masks l1, l2; a1 and a2 are the columns of row rows[d]
+ * that the queens above attack along each diagonal family.  A sum
+ * diagonal (i + j) moves one column left per row down, a difference
+ * diagonal one right: hence the shifts by the row gap.
+ */
+static void walk(const slice_walk *w, int d, uint32_t cols, uint32_t a1, uint32_t a2, uint64_t l1,
+                 uint64_t l2)
+{
+    const uint32_t full = (UINT32_C(1) << w->h) - 1;
+    const int i = w->rows[d];
+    uint32_t free_cols = full & ~(cols | a1 | a2 | w->blocked[d]);
+    while (free_cols) {
+        const uint32_t bit = free_cols & (0u - free_cols); /* lowest free column */
+        free_cols ^= bit;
+        const int j = __builtin_ctz(bit);
+        const uint64_t n1 = l1 | UINT64_C(1) << (i + j);
+        const uint64_t n2 = l2 | UINT64_C(1) << (i - j + w->h - 1);
+        if (d + 1 == w->k) {
+            visit(w, cols | bit, n1, n2);
+            continue;
+        }
+        const int gap = w->rows[d + 1] - i;
+        walk(w, d + 1, cols | bit, (a1 | bit) >> gap, ((a2 | bit) << gap) & full, n1, n2);
+    }
+}
+
+/* The columns of local row i that the pre-placed queens attack: square
+ * (i, j) is on global diagonals i + j + to_global1 and
+ * i - j + h - 1 + to_global2. */
+static uint32_t blocked_columns(const nq_quarter_frame *f, int h, int i)
+{
+    uint32_t blocked = 0;
+    for (int j = 0; j < h; j++) {
+        const int d1 = i + j + f->to_global1, d2 = i - j + h - 1 + f->to_global2;
+        blocked |= (uint32_t)((f->p1 >> d1 & 1) | (f->p2 >> d2 & 1)) << j;
+    }
+    return blocked;
+}
+
+/* Lists the rows of the walk, each with its blocked columns, and counts
+ * every column set's placements into size[] (2^h entries, zeroed here). */
+static void count_walk(slice_walk *w, uint32_t rows)
+{
+    for (int i = 0; i < w->h; i++)
+        if (rows >> i & 1) {
+            w->blocked[w->k] = w->f ? blocked_columns(w->f, w->h, i) : 0;
+            w->rows[w->k++] = i;
+        }
+    memset(w->size, 0, ((size_t)1 << w->h) * sizeof *w->size);
+    if (w->k == 0) /* the empty placement */
+        w->size[0] = 1;
+    else
+        walk(w, 0, 0, 0, 0, 0, 0);
+}
+
+void nq_quarter_slice_count(int h, uint32_t rows, uint32_t *size)
+{
+    slice_walk w = {.h = h, .k = 0, .fill = 0, .size = size};
+    count_walk(&w, rows);
+}
+
+/* The slice by two walks over its rows: count, prefix sum, write. */
+static void fill_by_walking(nq_quarter_slice *s, int h, uint32_t rows, const nq_quarter_frame *f)
+{
+    slice_walk w = {.h = h, .k = 0, .fill = 0, .size = s->size, .s = s, .f = f};
+    count_walk(&w, rows);
+    if (w.k == 0) {
+        s->first[0] = 0;
+        convert(f, 0, 0, &s->cw[0], &s->sig[0]);
+        return;
+    }
+    uint32_t at = 0;
+    for (uint32_t c = 0; c < (UINT32_C(1) << h); c++) {
+        s->first[c] = at;
+        at += s->size[c];
+    }
+    w.fill = 1;
+    walk(&w, 0, 0, 0, 0, 0, 0);
+    for (uint32_t c = 0; c < (UINT32_C(1) << h); c++) /* the writes advanced first[] */
+        s->first[c] -= s->size[c];
+}
+
+void nq_quarter_slice_fill(nq_quarter_slice *s, const nq_quarter_store *qs, int h, uint32_t rows,
+                           const nq_quarter_frame *f)
+{
+    if (s->filled && s->rows == rows && s->p1 == f->p1 && s->p2 == f->p2)
+        return;
+    if (qs)
+        fill_from_store(s, qs, h, rows, f);
+    else
+        fill_by_walking(s, h, rows, f);
+    s->filled = 1;
+    s->rows = rows;
+    s->p1 = f->p1;
+    s->p2 = f->p2;
+}

@@ -1,0 +1,84 @@
+/*
+ * mitm_audit.h - an independent count of one mitm unit, for audits at board
+ * sizes too large to count whole (nqueens-bench --audit, the slow suite).
+ *
+ * It shares nothing with the engine: a textbook backtracking search, row
+ * by row, in which each row may only use the columns the unit allows it --
+ * a quarter row its half of the board (east or west, by the unit's east
+ * set), the middle row and the middle column's row (odd n) their one
+ * column -- and each solution found adds its weight as nqueens.h defines
+ * nq_mitm_unit: the unit's weight, times v for even n.
+ */
+#ifndef NQ_TEST_MITM_AUDIT_H
+#define NQ_TEST_MITM_AUDIT_H
+
+#include <stdint.h>
+
+#include "nqueens/nqueens.h"
+
+typedef struct audit_search {
+    int n;
+    uint32_t allowed[32]; /* per row, the columns it may use */
+    int col[32];          /* the column of each row's queen so far */
+    int weight_v;         /* even n: weight each solution by v */
+    uint64_t sum;         /* solutions found, each counted 1 or v */
+} audit_search;
+
+/* v of nqueens.h for the solution in col[]: queens on the main diagonal
+ * (row = column) and the anti-diagonal (row + column = n - 1). */
+static inline uint64_t audit_main_diagonal_weight(const audit_search *a)
+{
+    int queens = 0, east = 0;
+    for (int r = 0; r < a->n; r++)
+        if (a->col[r] == r || a->col[r] == a->n - 1 - r) {
+            queens++;
+            east += a->col[r] >= a->n / 2;
+        }
+    if (queens < 2)
+        return 1;
+    return east == 1 ? 0 : 2;
+}
+
+/* Places the queens of rows r and below, the textbook way: cols holds the
+ * used columns, and left and right the columns of row r attacked along
+ * each diagonal direction (each moves one column per row). */
+static inline void audit_place(audit_search *a, int r, uint32_t cols, uint32_t left,
+                               uint32_t right)
+{
+    if (r == a->n) {
+        a->sum += a->weight_v ? audit_main_diagonal_weight(a) : 1;
+        return;
+    }
+    const uint32_t full = (UINT32_C(1) << a->n) - 1;
+    uint32_t free_cols = a->allowed[r] & ~(cols | left | right) & full;
+    while (free_cols) {
+        const uint32_t bit = free_cols & (0u - free_cols); /* the lowest free column */
+        free_cols ^= bit;
+        a->col[r] = __builtin_ctz(bit);
+        audit_place(a, r + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+    }
+}
+
+/* The count of unit u of a mitm job for board n, by the search above. */
+static inline nq_u128 audit_unit_count(int n, const nq_mitm_unit *u)
+{
+    const int h = n / 2, m = n / 2;
+    const uint32_t west = (UINT32_C(1) << h) - 1, east = west << (n - h);
+    nq_u128 total = 0;
+    for (int a = u->a_first; a <= u->a_last; a++) {
+        audit_search s = {.n = n, .weight_v = !(n & 1)};
+        for (int i = 0; i < h; i++) {
+            s.allowed[i] = u->east >> i & 1 ? east : west;              /* north row i */
+            s.allowed[n - h + i] = u->east >> (h + i) & 1 ? east : west; /* south row */
+        }
+        if (n & 1) {
+            s.allowed[m] = UINT32_C(1) << (m + a);   /* the middle row's queen */
+            s.allowed[m + u->b] = UINT32_C(1) << m; /* the middle column's */
+        }
+        audit_place(&s, 0, 0, 0, 0);
+        total += (nq_u128)s.sum;
+    }
+    return total * u->weight;
+}
+
+#endif /* NQ_TEST_MITM_AUDIT_H */
