@@ -226,6 +226,46 @@ static void test_walked_slices(void **state)
     }
 }
 
+/* Joins with and without key bits give every unit of N = 4..13 the same
+ * count, and N = 14, 15 the same total (real boards take keys only on long
+ * west lists, from N = 18 on). */
+static void test_keyed_joins(void **state)
+{
+    (void)state;
+    const size_t key_min = nq_mitm_key_min;
+    for (int n = NQ_MITM_MIN_N; n <= 15; n++) {
+        nq_settings s;
+        nq_job *keyed = NULL, *plain = NULL;
+        nq_default_settings(&s);
+        s.n = n;
+        s.engine = NQ_ENGINE_MITM;
+        nq_mitm_key_min = 0;
+        int ret = nq_job_create(&keyed, &s);
+        nq_mitm_key_min = SIZE_MAX;
+        ret |= nq_job_create(&plain, &s);
+        nq_mitm_key_min = key_min;
+        assert_int_equal(ret, 0);
+        nq_counts a = {0, 0}, b = {0, 0};
+        if (n <= 13) {
+            for (uint64_t u = 0; u < nq_job_units(keyed); u++) {
+                assert_int_equal(nq_job_solve_unit(keyed, u, &a), 0);
+                assert_int_equal(nq_job_solve_unit(plain, u, &b), 0);
+                if (a.total != b.total)
+                    fail_msg("n=%d unit %llu: %llu with keys, %llu without", n,
+                             (unsigned long long)u, (unsigned long long)a.total,
+                             (unsigned long long)b.total);
+            }
+        } else {
+            assert_int_equal(nq_job_solve(keyed, 0, nq_job_units(keyed), 2, NULL, &a), 0);
+            assert_int_equal(nq_job_solve(plain, 0, nq_job_units(plain), 2, NULL, &b), 0);
+            assert_true(a.total == known_total[n]);
+            assert_true(b.total == known_total[n]);
+        }
+        nq_job_free(&keyed);
+        nq_job_free(&plain);
+    }
+}
+
 /* N = 14..18: the units of a job, solved one range at a time, add up to the
  * known total; N = 14..16 with walked slices (the path of N >= 24). */
 static void test_unit_sums(void **state)
@@ -636,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_unit_weights),
         cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_walked_slices),
+        cmocka_unit_test(test_keyed_joins),
         cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),

@@ -232,9 +232,11 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
 void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
     const size_t step = n > NQ_JOIN_SAMPLE ? n / NQ_JOIN_SAMPLE : 1;
+    const uint64_t mask = bits < 64 ? (UINT64_C(1) << bits) - 1 : ~UINT64_C(0);
     for (size_t i = 0; i < n; i += step)
-        for (int j = 0; j < bits; j++)
-            count[j] += (uint32_t)(v[i] >> j & 1);
+        /* Visit only the set bits: x &= x - 1 clears the lowest one. */
+        for (uint64_t x = v[i] & mask; x; x &= x - 1)
+            count[__builtin_ctzll(x)]++;
 }
 
 uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits,

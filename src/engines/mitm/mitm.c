@@ -69,11 +69,18 @@ int nq_mitm_walk_slices;
  * (from N = 24 on) are joined in batches (flush_east). */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 24)
 
+/* West lists shorter than this are joined without key bits: choosing and
+ * sorting by keys costs more than the pairs it skips there (N <= 18, and
+ * most units of N = 19). */
+#define NQ_MITM_KEY_MIN 2048
+size_t nq_mitm_key_min = NQ_MITM_KEY_MIN;
+
 typedef struct mitm_plan {
     int n, h;
     int tiny;            /* N < NQ_MITM_MIN_N: one unit, trivial search */
     int sig_bits;        /* 4h - 2: shared sum and difference diagonals */
     int use_store;       /* slices come from qs, else from walks */
+    size_t key_min;      /* shortest west list joined with key bits */
     nq_quarter_store qs;
     uint32_t *canon;     /* E up to the reflections, with their weights */
     uint8_t *canon_weight;
@@ -382,6 +389,7 @@ typedef struct unit_join {
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
     size_t nw, ne;
     int west_whole;
+    int keyed;               /* sorted by key bits too (long lists only) */
     int ordered;             /* order chosen (at the first join) */
     nq_join_order order;     /* how both sides are sorted for every join */
     uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
@@ -394,11 +402,14 @@ typedef struct unit_join {
 static void choose_order(unit_join *u)
 {
     const mitm_plan *p = u->p;
-    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
-    nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
     u->order.class_mask = main_diagonal_bits(p);
-    u->order.key_mask = nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
-                                         u->order.class_mask);
+    u->order.key_mask = 0;
+    if (u->keyed) {
+        uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
+        nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
+        u->order.key_mask = nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
+                                             u->order.class_mask);
+    }
     u->ordered = 1;
 }
 
@@ -416,7 +427,10 @@ static void flush_east(unit_join *u)
     const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
     const int bits = p->sig_bits - __builtin_popcountll(main_diagonal_bits(p));
     nq_join_list east;
-    if (u->west_whole) {
+    if (!u->keyed && (p->n & 1)) {
+        /* Short lists of one class: sorting would cost more than it skips. */
+        u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, bits, s->js);
+    } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
             nq_join_sort(s->west, u->nw, &u->order, s->split, &u->west);
@@ -503,7 +517,11 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
         out->total = 0;
         return;
     }
-    nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
+    /* Keys pay where a block's queries skip long runs: on long west lists
+     * (and always when they come in batches). */
+    u.keyed = !u.west_whole || u.nw >= p->key_min;
+    if (u.keyed)
+        nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
     prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
     if (d.a_first == 0) {
         add_east(&u, hm, 0, 0);
@@ -730,6 +748,7 @@ static int mitm_plan_job(nq_job *job, int split_depth)
     }
     p->sig_bits = 4 * p->h - 2;
     p->use_store = p->h <= NQ_MITM_STORE_MAX_H && !nq_mitm_walk_slices;
+    p->key_min = nq_mitm_key_min;
     p->slice_cap = nq_quarter_slice_capacity(p->h);
     int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
     if (ret == 0)

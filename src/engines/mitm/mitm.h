@@ -32,4 +32,9 @@ extern size_t nq_mitm_batch_limit;
  * and walk every slice's rows, as boards past NQ_MITM_STORE_MAX_H do. */
 extern int nq_mitm_walk_slices;
 
+/* Jobs planned afterwards join a unit with key bits (join.h) only when its
+ * west list has at least this many halves.  Tests set it to 0 or SIZE_MAX
+ * to run either path on small boards. */
+extern size_t nq_mitm_key_min;
+
 #endif /* NQ_MITM_H */
