@@ -63,7 +63,7 @@ size_t nq_mitm_batch_limit;
 int nq_mitm_walk_slices;
 
 /* Smallest quarter side whose units run in spread order (spread_stride). */
-#define NQ_MITM_SPREAD_H 11
+#define NQ_MITM_SPREAD_H 12
 
 /* Half-boards a batch holds at most, per list: 128 MiB.  Units with more
  * (from N = 24 on) are joined in batches (flush_east). */
@@ -702,7 +702,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 }
 
 /*
- * The stride of the spread order of the boards from N = 22 on: unit u
+ * The stride of the spread order of the boards from N = 24 on: unit u
  * stands for the list's entry u * stride mod units, with the stride the
  * first number coprime to `units` from units / golden ratio on, so every
  * entry comes once and any run of units (what a run has done so far, a
@@ -710,8 +710,9 @@ static uint64_t gcd(uint64_t a, uint64_t b)
  * the list (by how many rows of E are north), and a run's rate, its ETA
  * and the projections taken from its start must not depend on where it
  * starts.  Smaller boards keep list order, where consecutive units share
- * slices (quarter_slice.h), which matters for units of a millisecond and
- * less; from N = 22 on a unit takes ten times its slices.
+ * slices (quarter_slice.h): at N = 22 that makes the units a fifth
+ * cheaper, and those runs take hours, not weeks.  From N = 24 no slice
+ * comes from a store and the order is worth more than the sharing.
  */
 static uint64_t spread_stride(uint64_t units)
 {
