@@ -165,34 +165,75 @@ static void test_unit_weights(void **state)
     }
 }
 
+/* A test knob of the engine, read when a job is planned: knob(0) and
+ * knob(1) set the two ways to compare, knob(-1) the default. */
+typedef void (*mitm_knob)(int way);
+
+/* Plans board n with knob(0) and with knob(1): both plans have the same
+ * identity, and every unit the same count (n <= 13), or both jobs the
+ * known total (larger n). */
+static void compare_ways(int n, mitm_knob knob, const char *way0, const char *way1)
+{
+    nq_settings s;
+    nq_job *job[2] = {NULL, NULL};
+    nq_default_settings(&s);
+    s.n = n;
+    s.engine = NQ_ENGINE_MITM;
+    int ret = 0;
+    for (int way = 0; way < 2; way++) {
+        knob(way);
+        ret |= nq_job_create(&job[way], &s);
+    }
+    knob(-1);
+    assert_int_equal(ret, 0);
+    assert_true(nq_job_identity(job[0]) == nq_job_identity(job[1]));
+    const uint64_t units = nq_job_units(job[0]);
+    for (uint64_t u = 0; n <= 13 && u < units; u++) {
+        nq_counts a, b;
+        assert_int_equal(nq_job_solve_unit(job[0], u, &a), 0);
+        assert_int_equal(nq_job_solve_unit(job[1], u, &b), 0);
+        if (a.total != b.total)
+            fail_msg("n=%d unit %llu: %llu %s, %llu %s", n, (unsigned long long)u,
+                     (unsigned long long)a.total, way0, (unsigned long long)b.total, way1);
+    }
+    for (int way = 0; n > 13 && way < 2; way++) {
+        nq_counts sum = {0, 0};
+        assert_int_equal(nq_job_solve(job[way], 0, units, 2, NULL, &sum), 0);
+        if (sum.total != known_total[n])
+            fail_msg("n=%d: %llu %s", n, (unsigned long long)sum.total, way ? way1 : way0);
+    }
+    nq_job_free(&job[0]);
+    nq_job_free(&job[1]);
+}
+
+static void batch_knob(int way)
+{
+    nq_mitm_batch_limit = way == 1; /* 1: batches as small as allowed */
+}
+
+static void walk_knob(int way)
+{
+    nq_mitm_walk_slices = way == 1;
+}
+
+static void key_knob(int way)
+{
+    static size_t default_min;
+    static int saved;
+    if (!saved) {
+        default_min = nq_mitm_key_min;
+        saved = 1;
+    }
+    nq_mitm_key_min = way == 0 ? SIZE_MAX : way == 1 ? 0 : default_min;
+}
+
 /* Half-boards in batches far smaller than a side (the store's largest
  * group) give every unit of N = 4..13 the same count as one batch does. */
 static void test_small_batches(void **state)
 {
     (void)state;
-    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
-        nq_settings s;
-        nq_job *whole = NULL, *batched = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
-        assert_int_equal(nq_job_create(&whole, &s), 0);
-        nq_mitm_batch_limit = 1;
-        const int ret = nq_job_create(&batched, &s);
-        nq_mitm_batch_limit = 0;
-        assert_int_equal(ret, 0);
-        assert_true(nq_job_identity(whole) == nq_job_identity(batched));
-        for (uint64_t u = 0; u < nq_job_units(whole); u++) {
-            nq_counts a, b;
-            assert_int_equal(nq_job_solve_unit(whole, u, &a), 0);
-            assert_int_equal(nq_job_solve_unit(batched, u, &b), 0);
-            if (a.total != b.total)
-                fail_msg("n=%d unit %llu: %llu in batches, %llu whole", n, (unsigned long long)u,
-                         (unsigned long long)b.total, (unsigned long long)a.total);
-        }
-        nq_job_free(&whole);
-        nq_job_free(&batched);
-    }
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++)
+        compare_ways(n, batch_knob, "whole", "in batches");
 }
 
 /* Slices walked without a store give every unit of N = 4..13 the same
@@ -200,70 +241,18 @@ static void test_small_batches(void **state)
 static void test_walked_slices(void **state)
 {
     (void)state;
-    for (int n = NQ_MITM_MIN_N; n <= 13; n++) {
-        nq_settings s;
-        nq_job *stored = NULL, *walked = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
-        assert_int_equal(nq_job_create(&stored, &s), 0);
-        nq_mitm_walk_slices = 1;
-        const int ret = nq_job_create(&walked, &s);
-        nq_mitm_walk_slices = 0;
-        assert_int_equal(ret, 0);
-        assert_true(nq_job_identity(stored) == nq_job_identity(walked));
-        for (uint64_t u = 0; u < nq_job_units(stored); u++) {
-            nq_counts a, b;
-            assert_int_equal(nq_job_solve_unit(stored, u, &a), 0);
-            assert_int_equal(nq_job_solve_unit(walked, u, &b), 0);
-            if (a.total != b.total)
-                fail_msg("n=%d unit %llu: %llu walked, %llu from the store", n,
-                         (unsigned long long)u, (unsigned long long)b.total,
-                         (unsigned long long)a.total);
-        }
-        nq_job_free(&stored);
-        nq_job_free(&walked);
-    }
+    for (int n = NQ_MITM_MIN_N; n <= 13; n++)
+        compare_ways(n, walk_knob, "from the store", "walked");
 }
 
 /* Joins with and without key bits give every unit of N = 4..13 the same
- * count, and N = 14, 15 the same total (real boards take keys only on long
- * west lists, from N = 18 on). */
+ * count, and N = 14, 15 the known total (real boards take keys only on
+ * long west lists, from N = 18 on). */
 static void test_keyed_joins(void **state)
 {
     (void)state;
-    const size_t key_min = nq_mitm_key_min;
-    for (int n = NQ_MITM_MIN_N; n <= 15; n++) {
-        nq_settings s;
-        nq_job *keyed = NULL, *plain = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
-        nq_mitm_key_min = 0;
-        int ret = nq_job_create(&keyed, &s);
-        nq_mitm_key_min = SIZE_MAX;
-        ret |= nq_job_create(&plain, &s);
-        nq_mitm_key_min = key_min;
-        assert_int_equal(ret, 0);
-        nq_counts a = {0, 0}, b = {0, 0};
-        if (n <= 13) {
-            for (uint64_t u = 0; u < nq_job_units(keyed); u++) {
-                assert_int_equal(nq_job_solve_unit(keyed, u, &a), 0);
-                assert_int_equal(nq_job_solve_unit(plain, u, &b), 0);
-                if (a.total != b.total)
-                    fail_msg("n=%d unit %llu: %llu with keys, %llu without", n,
-                             (unsigned long long)u, (unsigned long long)a.total,
-                             (unsigned long long)b.total);
-            }
-        } else {
-            assert_int_equal(nq_job_solve(keyed, 0, nq_job_units(keyed), 2, NULL, &a), 0);
-            assert_int_equal(nq_job_solve(plain, 0, nq_job_units(plain), 2, NULL, &b), 0);
-            assert_true(a.total == known_total[n]);
-            assert_true(b.total == known_total[n]);
-        }
-        nq_job_free(&keyed);
-        nq_job_free(&plain);
-    }
+    for (int n = NQ_MITM_MIN_N; n <= 15; n++)
+        compare_ways(n, key_knob, "without keys", "with keys");
 }
 
 /* N = 14..18: the units of a job, solved one range at a time, add up to the
