@@ -84,12 +84,6 @@ void bench_one_line(char *text);
 int bench_parse_list(const char *text, long lo, long hi, const char *what, bench_list *list,
                      char *err, size_t err_size);
 
-/* Makes sure descriptors 0, 1 and 2 are open before any file is: a
- * closed one is reopened read-only on /dev/null, so writes to it fail as
- * on a closed descriptor and no --csv file is written as if it were
- * stdout. */
-void bench_guard_std_fds(void);
-
 /* fflush(stdout), remembering the first failure's reason for
  * bench_close_stdout(). */
 void bench_flush_stdout(void);

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cli/std_fds.h"
 #include "cli/version.h"
 #include "run/model.h"
 
@@ -612,7 +613,7 @@ static int each_job(const bench_options *o)
 
 int main(int argc, char **argv)
 {
-    bench_guard_std_fds();
+    nq_cli_guard_std_fds();
     atexit(bench_close_stdout); /* a table lost to a full disk is a failure */
     bench_options o;
     parse_args(argc, argv, &o);

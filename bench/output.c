@@ -7,7 +7,6 @@
  * spreadsheet) can check them against the runs in the same file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,21 +27,6 @@ static int close_stream(FILE *f)
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;
     return err;
-}
-
-void bench_guard_std_fds(void)
-{
-    /* In order, so open() (which takes the lowest free descriptor) lands
-     * on the one that is missing; read-only, so writes to it fail. */
-    for (int fd = 0; fd <= 2; fd++) {
-        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-            continue;
-        int got = open("/dev/null", O_RDONLY);
-        if (got >= 0 && got != fd) {
-            dup2(got, fd);
-            close(got);
-        }
-    }
 }
 
 void bench_flush_stdout(void)

@@ -19,6 +19,7 @@
 
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/std_fds.h"
 #include "cli/version.h"
 #include "nqueens/nqueens.h"
 

@@ -6,14 +6,12 @@
  * program can parse on every rank and let only rank 0 talk.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/options.h"
 
@@ -431,21 +429,6 @@ void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int rank
         print_json(opt, r, ranks);
     else
         print_text(opt, r, ranks);
-}
-
-void nq_cli_guard_std_fds(void)
-{
-    /* In order, so open() (which takes the lowest free descriptor) lands
-     * on the one that is missing. */
-    for (int fd = 0; fd <= 2; fd++) {
-        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-            continue;
-        int got = open("/dev/null", O_RDONLY);
-        if (got >= 0 && got != fd) {
-            dup2(got, fd);
-            close(got);
-        }
-    }
 }
 
 int nq_cli_close_stdout(const char *prog, int status)

@@ -96,12 +96,6 @@ int nq_cli_report_failure(const char *prog, int ret, const char *detail);
  * reported by nq_cli_close_stdout). */
 int nq_cli_list(const nq_cli_options *opt, const char *prog);
 
-/* Makes sure descriptors 0, 1 and 2 are open, before anything opens a
- * file: one the caller closed (`nqueens 8 >&-`) is reopened on /dev/null,
- * read-only, so writes to it fail (EBADF) as on a closed descriptor and no
- * file opened later (a journal) is written as if it were stdout. */
-void nq_cli_guard_std_fds(void);
-
 /* Flushes and closes stdout.  When any write to it failed (a full disk, a
  * closed descriptor), says so on stderr in one line with the first failure's
  * reason and returns 1 (or status, when that is already a failure); else

@@ -32,6 +32,7 @@
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/std_fds.h"
 #include "cli/version.h"
 #include "mpi/closing.h"
 #include "mpi/coordinator.h"
