@@ -15,13 +15,11 @@
 
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
-/* Query bits resolved by one table look-up: 6, or for signatures of 36
- * bits and more (N >= 20) 8 where that saves a look-up over 7, else 7.
- * For wide signatures one look-up fewer per query outweighs tables that
- * spill the L1 cache; for narrow ones it does not. */
+/* Query bits resolved by one table look-up: the one of 6, 7 and 8 that
+ * needs the fewest look-ups, the narrowest of those that tie.  One look-up
+ * fewer per query outweighs tables that spill the L1 cache. */
 #define NQ_JOIN_CHUNK_BITS_MIN 6
 #define NQ_JOIN_CHUNK_BITS_MAX 8
-#define NQ_JOIN_WIDE_BITS 36
 #define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS_MAX)
 #define NQ_JOIN_MAX_BITS 64
 #define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN)
@@ -49,8 +47,9 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
  * or 2; the engine's two main diagonals), and its key is the value of a few
  * chosen "key bits" (the bits most pairs of the two lists share).  Two
  * members whose keys share a bit cannot match, so the join skips whole
- * runs of the other list per block (see join.c).  The class bits are cut
- * out of the stored signatures: classes only weight the pairs.
+ * runs of the other list per block (see join.c).  The class and key bits
+ * are cut out of the stored signatures: classes only weight the pairs, and
+ * the join decides the key bits of each pair from the buckets alone.
  */
 #define NQ_JOIN_KEY_BITS 6
 #define NQ_JOIN_KEYS (1 << NQ_JOIN_KEY_BITS)
@@ -82,17 +81,19 @@ uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int 
                           uint64_t exclude);
 
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
- * signature with o->class_mask's bits cut out, and describes it in *out.
- * Signatures must fit in NQ_JOIN_BUCKET_SHIFT bits: the sort keeps each
- * member's bucket in the bits above, and leaves src clobbered. */
+ * signature with the bits of o->class_mask and o->key_mask cut out, and
+ * describes it in *out.  Signatures must fit in NQ_JOIN_BUCKET_SHIFT bits:
+ * the sort keeps each member's class and key bits in the bits above, and
+ * leaves src clobbered. */
 #define NQ_JOIN_BUCKET_SHIFT 56
 void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
                   nq_join_list *out);
 
 /*
- * The sum, over the pairs (x of a, y of b) with (x & y) == 0, of
- * weight[class of x][class of y], for two lists sorted with one order
- * whose stored signatures fit in `bits` bits.  js must be 64-byte aligned.
+ * The sum, over the pairs (x of a, y of b) that share no bit, of
+ * weight[class of x][class of y], for two lists sorted with one order;
+ * `bits` is the width of the stored (cut) signatures.  js must be 64-byte
+ * aligned.
  */
 uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                               const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],

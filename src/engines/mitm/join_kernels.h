@@ -26,9 +26,11 @@
 typedef void nq_join_transpose_fn(nq_join_scratch *js, const uint64_t *b, size_t len, int rows);
 
 /* The sum over the queries q[0 .. nq) of the number of the block's members
- * compatible with each, from js->table (nch chunks of cbits bits). */
+ * compatible with each, from js->table (nch chunks of cbits bits), counting
+ * only the members in `mask` (NQ_JOIN_WORDS words, 64-byte aligned) when it
+ * is not NULL. */
 typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q, size_t nq,
-                                    int nch, int cbits);
+                                    int nch, int cbits, const uint64_t *mask);
 
 #ifdef NQ_JOIN_X86
 nq_join_transpose_fn nq_join_transpose_avx512;
@@ -36,25 +38,34 @@ nq_join_queries_fn nq_join_queries_avx512;
 nq_join_queries_fn nq_join_queries_avx2;
 #endif
 
-/* The chunk layouts the engine uses, each a constant call of `kernel` (an
+/* The chunk layouts the engine uses (N = 16 .. 27, with and without the
+ * key bits), each a constant call of `kernel` (an
  * always-inline loop over nch chunks of cbits bits) so that its chunk loop
  * is fully unrolled; any other layout takes the generic copy.  For use
  * inside an nq_join_queries_fn, whose parameters it names. */
 #define NQ_JOIN_SPECIALIZE(kernel)                                                                 \
     do {                                                                                           \
+        if (cbits == 6 && nch == 4)                                                                \
+            return kernel(js, q, nq, 4, 6, mask);                                                  \
         if (cbits == 6 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 6); /* N = 16, 17 */                                       \
+            return kernel(js, q, nq, 5, 6, mask);                                                  \
         if (cbits == 6 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 6); /* N = 18, 19 */                                       \
+            return kernel(js, q, nq, 6, 6, mask);                                                  \
+        if (cbits == 7 && nch == 4)                                                                \
+            return kernel(js, q, nq, 4, 7, mask);                                                  \
+        if (cbits == 7 && nch == 5)                                                                \
+            return kernel(js, q, nq, 5, 7, mask);                                                  \
         if (cbits == 7 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 7); /* N = 23 */                                           \
+            return kernel(js, q, nq, 6, 7, mask);                                                  \
+        if (cbits == 8 && nch == 4)                                                                \
+            return kernel(js, q, nq, 4, 8, mask);                                                  \
         if (cbits == 8 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 8); /* N = 20 .. 22 */                                     \
+            return kernel(js, q, nq, 5, 8, mask);                                                  \
         if (cbits == 8 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 8); /* N = 24 .. 26 */                                     \
+            return kernel(js, q, nq, 6, 8, mask);                                                  \
         if (cbits == 8 && nch == 7)                                                                \
-            return kernel(js, q, nq, 7, 8); /* N = 27 */                                           \
-        return kernel(js, q, nq, nch, cbits);                                                      \
+            return kernel(js, q, nq, 7, 8, mask);                                                  \
+        return kernel(js, q, nq, nch, cbits, mask);                                                \
     } while (0)
 
 #endif /* NQ_JOIN_KERNELS_H */

@@ -234,25 +234,26 @@ static void half_next_cols(half_iter *it, int h)
 }
 
 /*
- * Hot loop: pairs the north placement with conflict word cw and signature
- * sig with each of the ns south placements, writing sig | south_sig[j] to
- * out for each j whose conflict word misses cw and whose signature misses
- * `avoid`, packed; returns how many.  Rows and columns are disjoint by
- * construction, so one AND tests both diagonal families.  out needs ns + 1
- * slots.
+ * Hot loop: pairs one placement, with conflict word cw and signature sig,
+ * with each of the ns placements of a group of the other quarter, writing
+ * sig | group_sig[j] to out for each j whose conflict word misses cw and
+ * whose signature misses `avoid`, packed; returns how many.  Rows and
+ * columns are disjoint by construction, so one AND tests both diagonal
+ * families; the test is symmetric, so either quarter may be the group.
+ * out needs ns + 1 slots.
  */
-static inline size_t pair_north(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                const uint64_t *south_sig, size_t ns, uint64_t avoid,
+static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
+                                const uint64_t *group_sig, size_t ns, uint64_t avoid,
                                 uint64_t *out)
 {
 #ifdef NQ_HALF_AVX512
-    return nq_pair_north_avx512(cw, sig, south_cw, south_sig, ns, avoid, out);
+    return nq_pair_group_avx512(cw, sig, group_cw, group_sig, ns, avoid, out);
 #else
     size_t count = 0;
     /* Branch-free: always write, advance only when compatible. */
     for (size_t j = 0; j < ns; j++) {
-        out[count] = sig | south_sig[j];
-        count += ((cw & south_cw[j]) | (avoid & south_sig[j])) == 0;
+        out[count] = sig | group_sig[j];
+        count += ((cw & group_cw[j]) | (avoid & group_sig[j])) == 0;
     }
     return count;
 #endif
@@ -288,12 +289,23 @@ static size_t half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint
             const uint64_t *south_sig = south->sig + south->first[south_cols];
             const uint64_t *north_cw = north->cw + north->first[it->cols];
             const uint64_t *north_sig = north->sig + north->first[it->cols];
+            /* Few south placements, many north ones, all pairs fit: the
+             * pairing is symmetric, so loop over the south group outside
+             * and fill whole vectors with north placements inside. */
+            if (it->next_i == 0 && ns < nn && nn * ns <= cap - count) {
+                for (size_t j = 0; j < ns; j++)
+                    if (!(south_sig[j] & avoid))
+                        count += pair_group(south_cw[j], south_sig[j] | sig_or, north_cw,
+                                            north_sig, nn, avoid, out + count);
+                half_next_cols(it, p->h);
+                continue;
+            }
             /* The north placements whose pairs surely fit: at most ns each. */
             const size_t fit = (cap - count) / ns;
             const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
             for (size_t i = it->next_i; i < end; i++)
                 if (!(north_sig[i] & avoid))
-                    count += pair_north(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
+                    count += pair_group(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
                                         ns, avoid, out + count);
             if (end < nn) { /* full: resume at the first north placement left */
                 it->next_i = (uint32_t)end;
@@ -413,6 +425,13 @@ static void choose_order(unit_join *u)
     u->ordered = 1;
 }
 
+/* The bits sorted lists keep: the signature's, less the class and key bits
+ * the sort cuts out (join.h). */
+static int sorted_bits(const unit_join *u)
+{
+    return u->p->sig_bits - __builtin_popcountll(u->order.class_mask | u->order.key_mask);
+}
+
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
  * the east batch is joined with each west batch in turn.  Each list is
@@ -425,18 +444,17 @@ static void flush_east(unit_join *u)
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
     const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
-    const int bits = p->sig_bits - __builtin_popcountll(main_diagonal_bits(p));
     nq_join_list east;
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
-        u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, bits, s->js);
+        u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
             nq_join_sort(s->west, u->nw, &u->order, s->split, &u->west);
         }
         nq_join_sort(s->east, u->ne, &u->order, s->west, &east);
-        u->pairs += nq_join_sorted_count(&east, &u->west, weight, bits, s->js);
+        u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
@@ -448,7 +466,7 @@ static void flush_east(unit_join *u)
             u->nw = half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
             nq_join_sort(s->west, u->nw, &u->order, s->east, &west);
-            u->pairs += nq_join_sorted_count(&east, &west, weight, bits, s->js);
+            u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u), s->js);
         }
     }
     u->ne = 0;

@@ -64,10 +64,10 @@ static inline size_t nq_filter_quarter_avx512(const nq_quarter_frame *f, const u
     return kept;
 }
 
-/* pair_north(), eight south placements at a time (one pass for most
- * groups); never stores past out[ns - 1]. */
-static inline size_t nq_pair_north_avx512(uint64_t cw, uint64_t sig, const uint64_t *south_cw,
-                                          const uint64_t *south_sig, size_t ns, uint64_t avoid,
+/* pair_group(), eight placements of the group at a time (one pass for
+ * most groups); never stores past out[ns - 1]. */
+static inline size_t nq_pair_group_avx512(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
+                                          const uint64_t *group_sig, size_t ns, uint64_t avoid,
                                           uint64_t *out)
 {
     const __m512i vcw = _mm512_set1_epi64((long long)cw);
@@ -76,8 +76,8 @@ static inline size_t nq_pair_north_avx512(uint64_t cw, uint64_t sig, const uint6
     size_t count = 0;
     for (size_t j = 0; j < ns; j += 8) {
         const __mmask8 live = nq_half_live(ns, j);
-        const __m512i scw = _mm512_maskz_loadu_epi64(live, south_cw + j);
-        const __m512i ssig = _mm512_maskz_loadu_epi64(live, south_sig + j);
+        const __m512i scw = _mm512_maskz_loadu_epi64(live, group_cw + j);
+        const __m512i ssig = _mm512_maskz_loadu_epi64(live, group_sig + j);
         const __mmask8 fits = _mm512_mask_testn_epi64_mask(
             _mm512_mask_testn_epi64_mask(live, vcw, scw), vavoid, ssig);
         count += nq_half_store_lanes(out + count, fits, _mm512_or_si512(vsig, ssig));

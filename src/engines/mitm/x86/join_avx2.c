@@ -18,8 +18,12 @@
  * counts across queries -- at most 16 per query, so 15 queries fit a byte
  * -- before widening them (vpsadbw) into 64-bit lanes. */
 NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t
-block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
+block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+              const uint64_t *mask)
 {
+    const __m256i ones = _mm256_set1_epi64x(-1);
+    const __m256i mask_lo = mask ? _mm256_load_si256((const __m256i *)mask) : ones;
+    const __m256i mask_hi = mask ? _mm256_load_si256((const __m256i *)mask + 1) : ones;
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                                  0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
@@ -31,7 +35,8 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
         for (; i < end; i++) {
             const uint64_t s = q[i];
             const __m256i *t0 = (const __m256i *)js->table[0][s & cmask];
-            __m256i lo = _mm256_load_si256(t0), hi = _mm256_load_si256(t0 + 1);
+            __m256i lo = _mm256_and_si256(mask_lo, _mm256_load_si256(t0));
+            __m256i hi = _mm256_and_si256(mask_hi, _mm256_load_si256(t0 + 1));
             for (int c = 1; c < nch; c++) {
                 const __m256i *t = (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask];
                 lo = _mm256_and_si256(lo, _mm256_load_si256(t));
@@ -52,7 +57,7 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const uint64_t *q,
-                                             size_t nq, int nch, int cbits)
+                                             size_t nq, int nch, int cbits, const uint64_t *mask)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }

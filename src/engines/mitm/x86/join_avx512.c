@@ -46,16 +46,24 @@ NQ_TARGET_AVX512 void nq_join_transpose_avx512(nq_join_scratch *js, const uint64
     }
 }
 
-/* Hot loop: per query, one 512-bit AND per chunk and a popcount. */
+/* Hot loop: per query, one 512-bit AND per chunk and a popcount.  The
+ * mask rides along in the first AND, a three-way one (ternary logic 0x80 is
+ * a & b & c), so masked blocks cost nothing extra. */
 NQ_TARGET_AVX512 static inline __attribute__((always_inline)) uint64_t
-block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits)
+block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+              const uint64_t *mask)
 {
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
+    const __m512i members = mask ? _mm512_load_si512((const void *)mask) : _mm512_set1_epi64(-1);
     __m512i sum = _mm512_setzero_si512();
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
-        __m512i acc = _mm512_load_si512((const void *)js->table[0][s & cmask]);
-        for (int c = 1; c < nch; c++)
+        __m512i acc = _mm512_ternarylogic_epi64(
+            members, _mm512_load_si512((const void *)js->table[0][s & cmask]),
+            nch > 1 ? _mm512_load_si512((const void *)js->table[1][(s >> cbits) & cmask])
+                    : _mm512_set1_epi64(-1),
+            0x80);
+        for (int c = 2; c < nch; c++)
             acc = _mm512_and_si512(
                 acc, _mm512_load_si512((const void *)js->table[c][(s >> (cbits * c)) & cmask]));
         /* Per-lane popcounts summed lane-wise; reduced once per block. */
@@ -65,7 +73,8 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX512 uint64_t nq_join_queries_avx512(const nq_join_scratch *js, const uint64_t *q,
-                                                 size_t nq, int nch, int cbits)
+                                                 size_t nq, int nch, int cbits,
+                                                 const uint64_t *mask)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }
