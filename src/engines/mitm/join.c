@@ -199,23 +199,30 @@ static double join_cost(size_t na, size_t nb)
     return 15.0 * (double)nb + 1500.0 * blocks + 6.0 * (double)na * blocks;
 }
 
-/* The chunk width for signatures of `bits` bits (see join.h): the one of
- * 6, 7 and 8 that needs the fewest look-ups, the narrowest of those that
- * tie (smaller tables stay closer to the core). */
-static int chunk_bits(int bits)
-{
-    int best = NQ_JOIN_CHUNK_BITS_MIN;
-    for (int c = NQ_JOIN_CHUNK_BITS_MIN + 1; c <= NQ_JOIN_CHUNK_BITS_MAX; c++)
-        if ((bits + c - 1) / c < (bits + best - 1) / best)
-            best = c;
-    return best;
-}
-
 /* Table look-ups per query for `bits` bits of cbits each: at least one, as
  * the first table also marks which members exist. */
 static int chunk_count(int bits, int cbits)
 {
     return bits > cbits ? (bits + cbits - 1) / cbits : 1;
+}
+
+/* The chunk width for signatures of `bits` bits when about `queries`
+ * queries meet each block: of 6, 7 and 8 bits, the cheapest by a rough
+ * count of cycles per block, a table entry costing about two and a look-up
+ * about one.  Wide chunks save look-ups but cost 2^c entries a chunk, so
+ * they pay only where many queries share a block's tables. */
+static int chunk_bits(int bits, size_t queries)
+{
+    int best = NQ_JOIN_CHUNK_BITS_MIN;
+    double best_cost = 0;
+    for (int c = NQ_JOIN_CHUNK_BITS_MIN; c <= NQ_JOIN_CHUNK_BITS_MAX; c++) {
+        const double cost = chunk_count(bits, c) * (2.0 * (1 << c) + (double)queries);
+        if (c == NQ_JOIN_CHUNK_BITS_MIN || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
@@ -235,7 +242,7 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
         na = nb;
         nb = tn;
     }
-    const int cbits = chunk_bits(bits), nch = chunk_count(bits, cbits);
+    const int cbits = chunk_bits(bits, na), nch = chunk_count(bits, cbits);
     const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
@@ -532,7 +539,12 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
         b = t;
         swapped = 1;
     }
-    const int cbits = chunk_bits(bits), nch = chunk_count(bits, cbits);
+    /* Keys leave about a quarter of the queries to each block (join.h). */
+    int keyed = 0; /* some member has a key other than 0 */
+    for (int c = 0; c < NQ_JOIN_MAX_CLASSES; c++)
+        keyed |= a->start[c * NQ_JOIN_KEYS + 1] != a->start[(c + 1) * NQ_JOIN_KEYS];
+    const int cbits = chunk_bits(bits, keyed ? a->len / 4 : a->len);
+    const int nch = chunk_count(bits, cbits);
     const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
     uint64_t compatible[NQ_JOIN_KEYS];
     fill_compatible(compatible);

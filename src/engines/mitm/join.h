@@ -15,9 +15,8 @@
 
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
-/* Query bits resolved by one table look-up: the one of 6, 7 and 8 that
- * needs the fewest look-ups, the narrowest of those that tie.  One look-up
- * fewer per query outweighs tables that spill the L1 cache. */
+/* Query bits resolved by one table look-up: 6, 7 or 8, chosen per join by
+ * how many queries share each block's tables (join.c, chunk_bits). */
 #define NQ_JOIN_CHUNK_BITS_MIN 6
 #define NQ_JOIN_CHUNK_BITS_MAX 8
 #define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS_MAX)
