@@ -371,13 +371,20 @@ static int class_of(uint64_t x, const nq_join_order *o)
     return __builtin_popcountll(x & o->class_mask);
 }
 
-static uint64_t cut_class_bits(uint64_t x, uint64_t class_mask)
+/* The bits of x under mask, packed low in their order. */
+static uint64_t bits_under(uint64_t x, uint64_t mask)
 {
     uint64_t out = 0;
     for (int j = 0, k = 0; j < 64; j++)
-        if (!(class_mask >> j & 1))
+        if (mask >> j & 1)
             out |= (x >> j & 1) << k++;
     return out;
+}
+
+/* x with the bits of `cut` taken out, the rest packed low. */
+static uint64_t cut_bits(uint64_t x, uint64_t cut)
+{
+    return bits_under(x, ~cut);
 }
 
 /* The weighted pair count by the double loop over the unsorted lists. */
@@ -387,7 +394,7 @@ static uint64_t weighted_naive(const uint64_t *a, size_t na, const uint64_t *b, 
     uint64_t count = 0;
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++)
-            if ((cut_class_bits(a[i], o->class_mask) & cut_class_bits(b[j], o->class_mask)) == 0)
+            if ((cut_bits(a[i], o->class_mask) & cut_bits(b[j], o->class_mask)) == 0)
                 count += weight[class_of(a[i], o)][class_of(b[j], o)];
     return count;
 }
@@ -398,18 +405,8 @@ static uint64_t cut_sum(const uint64_t *src, size_t n, const nq_join_order *o)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++)
-        sum += cut_class_bits(src[i], o->class_mask | o->key_mask) * 0x9e3779b97f4a7c15u;
+        sum += cut_bits(src[i], o->class_mask | o->key_mask) * 0x9e3779b97f4a7c15u;
     return sum;
-}
-
-/* The bits of x under mask, packed low in their order. */
-static uint64_t bits_under(uint64_t x, uint64_t mask)
-{
-    uint64_t out = 0;
-    for (int j = 0, k = 0; j < 64; j++)
-        if (mask >> j & 1)
-            out |= (x >> j & 1) << k++;
-    return out;
 }
 
 /* Sorts src (clobbering it) and checks that the list holds the cut

@@ -11,8 +11,9 @@
  * block, so a query costs ceil(bits / c) 512-bit ANDs and one popcount for
  * 512 candidates.  Blocks are the outer loop and queries the inner one, so
  * a block's tables (4 KiB per 6-bit chunk, 16 KiB per 8-bit one) stay in
- * the L1 or L2 cache while every query streams past them.  A query's table offsets are recomputed per block:
- * a few shifts cost less than storing them once per join and loading them.
+ * the L1 or L2 cache while every query streams past them.  A query's table
+ * offsets are recomputed per block: a few shifts cost less than storing
+ * them once per join and loading them.
  *
  * nq_join_sorted_count() joins lists sorted by class and key (join.h).
  * The sliced list's blocks are cut within a class, and for each block the
@@ -344,8 +345,8 @@ static uint64_t bit_positions(uint64_t mask, int at, uint64_t into)
 static size_t mark_tags_avx512(uint64_t *src, size_t part, const nq_join_order *o,
                                size_t count[SORT_PARTS][TAG_VALUES])
 {
-    const uint64_t control = bit_positions(
-        o->class_mask, NQ_JOIN_KEY_BITS, bit_positions(o->key_mask, 0, UINT64_C(0x3f3f3f3f3f3f3f3f)));
+    const uint64_t key_bits = bit_positions(o->key_mask, 0, UINT64_C(0x3f3f3f3f3f3f3f3f));
+    const uint64_t control = bit_positions(o->class_mask, NQ_JOIN_KEY_BITS, key_bits);
     const __m512i ctl = _mm512_set1_epi64((long long)control);
     const size_t whole = part & ~(size_t)7;
     for (size_t j = 0; j < whole; j += 8) {
@@ -470,18 +471,6 @@ static void find_block_keys(const size_t *bs, int kb, size_t first, size_t end,
             any |= compatible[k];
         }
     bk->segments = 0;
-    if (nkeys == 1) { /* one key: its runs of compatible keys, all members */
-        while (any) {
-            const int q = __builtin_ctzll(any);
-            const uint64_t above = any >> q;
-            const int len = ~above ? __builtin_ctzll(~above) : 64 - q; /* the run of ones */
-            bk->first[bk->segments] = q;
-            bk->end[bk->segments] = q + len;
-            bk->mask[bk->segments++] = NULL;
-            any = q + len >= 64 ? 0 : any & ~((UINT64_C(1) << (q + len)) - 1);
-        }
-        return;
-    }
     const uint64_t all = nkeys == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nkeys) - 1;
     uint64_t prev = 0;
     int last = -2; /* the query key visited before */
@@ -490,8 +479,9 @@ static void find_block_keys(const size_t *bs, int kb, size_t first, size_t end,
         uint64_t meets = 0; /* bit i: q may meet the members of key[i] */
         for (int i = 0; i < nkeys; i++)
             meets |= (uint64_t)((q & key[i]) == 0) << i;
-        if (meets == prev && q == last + 1) {
-            bk->end[bk->segments - 1] = ++last + 1;
+        if (meets == prev && q == last + 1) { /* the segment before goes on */
+            bk->end[bk->segments - 1] = q + 1;
+            last = q;
             continue;
         }
         const int sg = bk->segments++;

@@ -39,10 +39,10 @@ nq_join_queries_fn nq_join_queries_avx2;
 #endif
 
 /* The chunk layouts the engine uses (N = 16 .. 27, with and without the
- * key bits), each a constant call of `kernel` (an
- * always-inline loop over nch chunks of cbits bits) so that its chunk loop
- * is fully unrolled; any other layout takes the generic copy.  For use
- * inside an nq_join_queries_fn, whose parameters it names. */
+ * key bits), each a constant call of `kernel` (an always-inline loop over
+ * nch chunks of cbits bits) so that its chunk loop is fully unrolled; any
+ * other layout takes the generic copy.  For use inside an
+ * nq_join_queries_fn, whose parameters it names. */
 #define NQ_JOIN_SPECIALIZE(kernel)                                                                 \
     do {                                                                                           \
         if (cbits == 6 && nch == 4)                                                                \
