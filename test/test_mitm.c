@@ -409,6 +409,16 @@ static uint64_t cut_sum(const uint64_t *src, size_t n, const nq_join_order *o)
     return sum;
 }
 
+/* The key of x under order o, from the definition in join.h: key bit i
+ * is signature bit key_pos[i]. */
+static uint32_t key_under(uint64_t x, const nq_join_order *o)
+{
+    uint32_t key = 0;
+    for (int i = 0; i < o->key_bits; i++)
+        key |= (uint32_t)(x >> o->key_pos[i] & 1) << i;
+    return key;
+}
+
 /* Sorts src (clobbering it) and checks that the list holds the cut
  * members (by checksum), each bucket after the one before and as large
  * as the members of its class and key. */
@@ -416,28 +426,34 @@ static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint
                            nq_join_list *l)
 {
     const uint64_t want = cut_sum(src, n, o);
-    size_t size[NQ_JOIN_BUCKETS] = {0};
+    const size_t buckets = (size_t)NQ_JOIN_MAX_CLASSES << o->key_bits;
+    static size_t size[NQ_JOIN_BUCKETS_MAX];
+    memset(size, 0, sizeof size);
     for (size_t i = 0; i < n; i++)
-        size[class_of(src[i], o) * NQ_JOIN_KEYS + bits_under(src[i], o->key_mask)]++;
+        size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
     nq_join_sort(src, n, o, dst, l);
-    assert_true(l->len == n && l->start[0] == 0 && l->start[NQ_JOIN_BUCKETS] == n);
+    assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
+    assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
-    for (int c = 0; c < NQ_JOIN_BUCKETS; c++)
+    for (size_t c = 0; c < buckets; c++)
         assert_true(l->start[c] + size[c] == l->start[c + 1]);
 }
 
 /* The sorted join equals the weighted double loop, with and without
- * classes, for keys of every size, across block edges, on every kernel. */
+ * classes, for keys of every width, across block edges, on every kernel. */
 static void test_join_sorted(void **state)
 {
     (void)state;
     static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
     static const int bits[] = {8, 20, 38, NQ_JOIN_BUCKET_SHIFT};
+    static const int key_bits[] = {0, 3, 6, 8, NQ_JOIN_KEY_BITS_MAX};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
     uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
     uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
+    static nq_join_order o;
+    static nq_join_list la, lb;
     assert_non_null(js);
     assert_true(a && b && sa && sb);
     const enum nq_join_kernel chosen = nq_join_kernel_in_use();
@@ -449,27 +465,30 @@ static void test_join_sorted(void **state)
             for (size_t t = 0; t < sizeof bits / sizeof *bits; t++)
                 for (int classes = 0; classes < 2; classes++) {
                     const size_t na = sizes[i][0], nb = sizes[i][1];
+                    const int kb = key_bits[(i + t + (size_t)classes + (size_t)k) %
+                                            (sizeof key_bits / sizeof *key_bits)];
                     random_sigs(a, na, bits[t], 2 + (int)(i + t) % 3, &x);
                     random_sigs(b, nb, bits[t], 2 + (int)(i + t) % 3, &x);
-                    nq_join_order o = {0, 0};
+                    o.class_mask = 0;
                     if (classes)
                         o.class_mask = UINT64_C(1) << (bits[t] / 4) | UINT64_C(1) << (bits[t] - 2);
                     uint32_t ca[NQ_JOIN_MAX_BITS] = {0}, cb[NQ_JOIN_MAX_BITS] = {0};
                     nq_join_sample_bits(a, na, bits[t], ca);
                     nq_join_sample_bits(b, nb, bits[t], cb);
-                    o.key_mask = nq_join_pick_key(ca, cb, bits[t], o.class_mask);
+                    nq_join_pick_key(ca, cb, bits[t], kb, &o);
                     assert_true((o.key_mask & o.class_mask) == 0);
-                    assert_true(__builtin_popcountll(o.key_mask) <= NQ_JOIN_KEY_BITS);
+                    assert_int_equal(__builtin_popcountll(o.key_mask), o.key_bits);
+                    assert_true(o.key_bits <= kb);
                     const uint8_t(*w)[3] = classes ? weight : plain;
                     const int stored = bits[t] - __builtin_popcountll(o.class_mask | o.key_mask);
                     const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
-                    nq_join_list la, lb;
                     sort_and_check(a, na, &o, sa, &la);
                     sort_and_check(b, nb, &o, sb, &lb);
                     const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, js);
                     if (got != want)
-                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, classes %d: %llu, "
-                                 "expected %llu", k, na, nb, bits[t], classes,
+                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, %d key bits, "
+                                 "classes %d: %llu, expected %llu",
+                                 k, na, nb, bits[t], o.key_bits, classes,
                                  (unsigned long long)got, (unsigned long long)want);
                 }
     }

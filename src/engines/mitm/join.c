@@ -256,7 +256,10 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
 
 void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
-    const size_t step = n > NQ_JOIN_SAMPLE ? n / NQ_JOIN_SAMPLE : 1;
+    const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
+                          : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
+                                                         : n / 256;
+    const size_t step = n > sample ? n / sample : 1;
     const uint64_t mask = bits < 64 ? (UINT64_C(1) << bits) - 1 : ~UINT64_C(0);
     for (size_t i = 0; i < n; i += step)
         /* Visit only the set bits: x &= x - 1 clears the lowest one. */
@@ -264,25 +267,40 @@ void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
             count[__builtin_ctzll(x)]++;
 }
 
-uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits,
-                          uint64_t exclude)
+void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
+                      nq_join_order *o)
 {
-    uint64_t key = 0;
-    for (int k = 0; k < NQ_JOIN_KEY_BITS; k++) {
+    int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
+    o->key_mask = 0;
+    o->key_bits = 0;
+    while (o->key_bits < key_bits) {
         int best = -1;
         uint64_t best_pairs = 0;
         for (int j = 0; j < bits; j++) {
             const uint64_t pairs = (uint64_t)count_a[j] * count_b[j];
-            if (!((key | exclude) >> j & 1) && pairs > best_pairs) {
+            if (!((o->key_mask | o->class_mask) >> j & 1) && pairs > best_pairs) {
                 best = j;
                 best_pairs = pairs;
             }
         }
         if (best < 0) /* no bit left that any sampled pair shares */
             break;
-        key |= UINT64_C(1) << best;
+        o->key_mask |= UINT64_C(1) << best;
+        rank_of[best] = o->key_bits++;
     }
-    return key;
+    /* Packed bit i (the i-th lowest bit of the mask) becomes key bit
+     * key_bits - 1 - rank: the best bit on top. */
+    int to[NQ_JOIN_KEY_BITS_MAX], i = 0;
+    for (uint64_t m = o->key_mask; m; m &= m - 1) { /* m & (m - 1): the next set bit */
+        to[i] = o->key_bits - 1 - rank_of[__builtin_ctzll(m)];
+        o->key_pos[to[i++]] = (uint8_t)__builtin_ctzll(m);
+    }
+    for (uint32_t packed = 0; packed < (UINT32_C(1) << o->key_bits); packed++) {
+        uint32_t key = 0;
+        for (int b = 0; b < o->key_bits; b++)
+            key |= (packed >> b & 1) << to[b];
+        o->key_of[packed] = (uint16_t)key;
+    }
 }
 
 /* The bits of v under mask, packed into the low bits in their order. */
@@ -303,18 +321,20 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
  * other's counter updates (store to load), as a bucket holds many. */
 #define SORT_PARTS 4
 
-/* A member's tag, kept in its top byte while it is sorted: its key bits
- * (low six) and its two class bits (bits 6 and 7).  Tags name buckets:
- * bucket = class (how many class bits) * NQ_JOIN_KEYS + key. */
-#define TAG_VALUES 256
+/* A member's tag, kept in its top bits while it is sorted: its key (low
+ * key_bits bits) and above it its two class bits as they stand.  A bucket
+ * (class << key_bits | key) is one tag, or two for class 1 (either class
+ * bit). */
+#define TAG_VALUES (4 * NQ_JOIN_KEYS_MAX)
 
 static inline uint64_t tag_of(uint64_t v, const nq_join_order *o)
 {
-    return gather_bits(v, o->key_mask) | gather_bits(v, o->class_mask) << NQ_JOIN_KEY_BITS;
+    return (uint64_t)o->key_of[gather_bits(v, o->key_mask)] |
+           gather_bits(v, o->class_mask) << o->key_bits;
 }
 
 /* Notes member *v's tag in its top bits and counts it. */
-static inline void mark_tag(uint64_t *v, const nq_join_order *o, size_t *count)
+static inline void mark_tag(uint64_t *v, const nq_join_order *o, uint32_t *count)
 {
     const uint64_t t = tag_of(*v, o);
     *v |= t << NQ_JOIN_BUCKET_SHIFT;
@@ -322,46 +342,54 @@ static inline void mark_tag(uint64_t *v, const nq_join_order *o, size_t *count)
 }
 
 /* Stores marked member v, cut down to `keep`, at its tag's next slot. */
-static inline void place(uint64_t v, uint64_t keep, uint64_t *dst, size_t *at)
+static inline void place(uint64_t v, uint64_t keep, uint64_t *dst, uint32_t *at)
 {
     dst[at[v >> NQ_JOIN_BUCKET_SHIFT]++] = gather_bits(v, keep);
 }
 
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
-/* The bit positions of mask, lowest first, one a byte, the unused bytes
- * naming bit 63 (never set below NQ_JOIN_BUCKET_SHIFT): the control of a
- * bit shuffle that gathers those bits. */
-static uint64_t bit_positions(uint64_t mask, int at, uint64_t into)
+/* The control of a bit shuffle that gathers signature bits pos[0 .. n)
+ * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, never set
+ * below NQ_JOIN_BUCKET_SHIFT. */
+static uint64_t shuffle_control(const uint8_t *pos, int n)
 {
-    for (; mask; mask &= mask - 1, at++) /* mask & (mask - 1): the next set bit */
-        into = (into & ~(UINT64_C(0xff) << 8 * at)) | (uint64_t)__builtin_ctzll(mask) << 8 * at;
-    return into;
+    uint64_t control = UINT64_C(0x3f3f3f3f3f3f3f3f);
+    for (int i = 0; i < n; i++)
+        control = (control & ~(UINT64_C(0xff) << 8 * i)) | (uint64_t)pos[i] << 8 * i;
+    return control;
 }
 
 /* mark_tag() for src[0 .. 8k) of each of the four parts of length part
- * (the parts start part apart): vpshufbitqmb gathers each member's tag
- * bits into one byte of a 64-bit mask, eight members at a time, and the
- * tags are counted four parts interleaved.  Returns 8k. */
+ * (the parts start part apart), for keys of at most 8 bits: vpshufbitqmb
+ * gathers the key bits of eight members into one byte each of a 64-bit
+ * mask, and a second one their class bits; the tags are counted four
+ * parts interleaved.  Returns 8k. */
 static size_t mark_tags_avx512(uint64_t *src, size_t part, const nq_join_order *o,
-                               size_t count[SORT_PARTS][TAG_VALUES])
+                               uint32_t count[SORT_PARTS][TAG_VALUES])
 {
-    const uint64_t key_bits = bit_positions(o->key_mask, 0, UINT64_C(0x3f3f3f3f3f3f3f3f));
-    const uint64_t control = bit_positions(o->class_mask, NQ_JOIN_KEY_BITS, key_bits);
-    const __m512i ctl = _mm512_set1_epi64((long long)control);
+    uint8_t class_pos[2] = {63, 63}, nclass = 0;
+    for (uint64_t m = o->class_mask; m; m &= m - 1) /* m & (m - 1): the next set bit */
+        class_pos[nclass++] = (uint8_t)__builtin_ctzll(m);
+    const __m512i key_ctl = _mm512_set1_epi64((long long)shuffle_control(o->key_pos, o->key_bits));
+    const __m512i class_ctl = _mm512_set1_epi64((long long)shuffle_control(class_pos, 2));
+    const int kb = o->key_bits;
     const size_t whole = part & ~(size_t)7;
     for (size_t j = 0; j < whole; j += 8) {
-        uint64_t tags[SORT_PARTS];
+        uint64_t keys[SORT_PARTS], classes[SORT_PARTS];
         for (int p = 0; p < SORT_PARTS; p++) {
             uint64_t *at = src + p * part + j;
             const __m512i v = _mm512_loadu_si512(at);
-            tags[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, ctl);
-            /* Byte l of tags[p] is member l's tag: widen each to its lane. */
-            const __m512i t = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)tags[p]));
+            keys[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, key_ctl);
+            classes[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, class_ctl);
+            /* Byte l of each mask is member l's: widen each to its lane. */
+            const __m512i k = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)keys[p]));
+            const __m512i c = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)classes[p]));
+            const __m512i t = _mm512_or_si512(k, _mm512_slli_epi64(c, (unsigned)kb));
             _mm512_storeu_si512(at, _mm512_or_si512(v, _mm512_slli_epi64(t, NQ_JOIN_BUCKET_SHIFT)));
         }
         for (int l = 0; l < 8; l++)
             for (int p = 0; p < SORT_PARTS; p++)
-                count[p][tags[p] >> 8 * l & 0xff]++;
+                count[p][(keys[p] >> 8 * l & 0xff) | (classes[p] >> 8 * l & 3) << kb]++;
     }
     return whole;
 }
@@ -371,62 +399,54 @@ void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst
                   nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
-    size_t count[SORT_PARTS][TAG_VALUES] = {{0}};
+    const int kb = o->key_bits;
+    const uint32_t keys = UINT32_C(1) << kb;
+    uint32_t count[SORT_PARTS][TAG_VALUES];
+    for (int p = 0; p < SORT_PARTS; p++)
+        memset(count[p], 0, 4 * keys * sizeof count[p][0]);
     size_t j = 0;
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
-    j = mark_tags_avx512(src, part, o, count);
+    if (kb <= 8)
+        j = mark_tags_avx512(src, part, o, count);
 #endif
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
             mark_tag(&src[p * part + j], o, count[p]);
     for (size_t i = SORT_PARTS * part; i < n; i++)
         mark_tag(&src[i], o, count[SORT_PARTS - 1]);
-    /* Buckets in order, each the tags of its class and key: class 1 has
-     * two, one per class bit. */
-    size_t at[SORT_PARTS][TAG_VALUES], sum = 0;
-    for (int b = 0; b < NQ_JOIN_BUCKETS; b++) {
-        const int c = b / NQ_JOIN_KEYS, k = b % NQ_JOIN_KEYS;
-        const int tags[2] = {k | (c == 2 ? 3 : c) << NQ_JOIN_KEY_BITS, k | 2 << NQ_JOIN_KEY_BITS};
+    /* Buckets in order, each its tags' parts in turn; count becomes each
+     * tag's next slot in its part. */
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < NQ_JOIN_MAX_CLASSES * keys; b++) {
+        const uint32_t c = b >> kb, k = b & (keys - 1);
+        const uint32_t tags[2] = {k | (c == 2 ? 3 : c) << kb, k | 2 << kb};
         out->start[b] = sum;
         for (int i = 0; i < (c == 1 ? 2 : 1); i++)
             for (int p = 0; p < SORT_PARTS; p++) {
-                at[p][tags[i]] = sum;
-                sum += count[p][tags[i]];
+                const uint32_t size = count[p][tags[i]];
+                count[p][tags[i]] = sum;
+                sum += size;
             }
     }
-    out->start[NQ_JOIN_BUCKETS] = sum;
+    out->start[NQ_JOIN_MAX_CLASSES * keys] = sum;
     out->sig = dst;
     out->len = n;
+    out->key_bits = kb;
     const uint64_t keep =
         ~(o->class_mask | o->key_mask) & ((UINT64_C(1) << NQ_JOIN_BUCKET_SHIFT) - 1);
     for (j = 0; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            place(src[p * part + j], keep, dst, at[p]);
+            place(src[p * part + j], keep, dst, count[p]);
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        place(src[i], keep, dst, at[SORT_PARTS - 1]);
+        place(src[i], keep, dst, count[SORT_PARTS - 1]);
 }
 
-/* Runs of the query list to join with one block: [begin, end), the
- * weight of their pairs, and the block members they may pair with (NULL:
- * all of them). */
-typedef struct query_run {
-    size_t begin, end;
-    uint64_t weight;
-    const uint64_t *mask;
-} query_run;
-
-/* One block's view of the keys: which query keys can pair with which of
- * its members.  The stored signatures lack the key bits, so that is
- * decided here and nowhere else: a query key q may meet the members of
- * key k exactly when q & k == 0.  Query keys that meet the same members
- * form segments of consecutive keys (the list is sorted by key), each with
- * the mask of its members, or NULL when they are all the block's. */
+/* The keys of one block, in order, with the members holding each (offsets
+ * into the block, lo .. hi - 1). */
 typedef struct block_keys {
-    int segments;
-    int first[NQ_JOIN_KEYS + 1]; /* segment s: query keys first[s] .. end[s] - 1 */
-    int end[NQ_JOIN_KEYS + 1];
-    const uint64_t *mask[NQ_JOIN_KEYS + 1];
-    _Alignas(64) uint64_t masks[NQ_JOIN_KEYS + 1][NQ_JOIN_WORDS];
+    int count;
+    uint32_t key[NQ_JOIN_BLOCK_KEYS];
+    uint32_t lo[NQ_JOIN_BLOCK_KEYS], hi[NQ_JOIN_BLOCK_KEYS];
 } block_keys;
 
 /* Sets bits lo .. hi - 1 of the 512-bit set m. */
@@ -440,77 +460,86 @@ static void set_range(uint64_t m[NQ_JOIN_WORDS], size_t lo, size_t hi)
     }
 }
 
-/* The set of query keys that miss every bit of key k, for each k: the
- * submasks of its complement.  Built up from k with its lowest bit
- * cleared (k & (k - 1)), dropping the keys that have that bit. */
-static void fill_compatible(uint64_t compatible[NQ_JOIN_KEYS])
+/* Bit i set when query key q misses every bit of the block's key i, so
+ * that q may meet its members (the stored signatures lack the key bits:
+ * this is the only place they are compared). */
+static inline uint64_t meets_of(uint32_t q, const block_keys *bk)
 {
-    /* Bit q of without[j] is set when key q lacks bit j. */
-    static const uint64_t without[NQ_JOIN_KEY_BITS] = {
-        0x5555555555555555u, 0x3333333333333333u, 0x0f0f0f0f0f0f0f0fu,
-        0x00ff00ff00ff00ffu, 0x0000ffff0000ffffu, 0x00000000ffffffffu,
-    };
-    compatible[0] = ~UINT64_C(0);
-    for (int k = 1; k < NQ_JOIN_KEYS; k++)
-        compatible[k] = compatible[k & (k - 1)] & without[__builtin_ctz((unsigned)k)];
+    uint64_t meets = 0;
+    for (int i = 0; i < bk->count; i++)
+        meets |= (uint64_t)((q & bk->key[i]) == 0) << i;
+    return meets;
 }
 
-/* Fills *bk for the block b[first .. end) of one class whose bucket starts
- * (of that class) are bs[0 .. NQ_JOIN_KEYS]; kb is the block's first key. */
-static void find_block_keys(const size_t *bs, int kb, size_t first, size_t end,
-                            const uint64_t compatible[NQ_JOIN_KEYS], block_keys *bk)
+/* Fills js->runs with the runs of query list a that may meet the block
+ * with keys bk, of the block's class cb: for each query class whose
+ * weight with cb is not 0, the query keys that miss every bit of some
+ * member key, all of them submasks of the complement of the bits every
+ * member key has.  Consecutive query buckets meeting the same members
+ * form one run, whose mask (when not every member) goes to js->masks.
+ * Returns the number of runs; *queries gets their total length. */
+static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint8_t *weight,
+                         nq_join_scratch *js, size_t *queries)
 {
-    int key[NQ_JOIN_KEYS], nkeys = 0;
-    size_t lo[NQ_JOIN_KEYS], hi[NQ_JOIN_KEYS];
-    uint64_t any = 0; /* query keys that meet some member */
-    for (int k = kb; k < NQ_JOIN_KEYS && bs[k] < end; k++)
-        if (bs[k + 1] > bs[k]) {
-            key[nkeys] = k;
-            lo[nkeys] = (bs[k] > first ? bs[k] : first) - first;
-            hi[nkeys++] = (bs[k + 1] < end ? bs[k + 1] : end) - first;
-            any |= compatible[k];
-        }
-    bk->segments = 0;
-    const uint64_t all = nkeys == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nkeys) - 1;
-    uint64_t prev = 0;
-    int last = -2; /* the query key visited before */
-    for (; any; any &= any - 1) { /* any & (any - 1): the next key of the set */
-        const int q = __builtin_ctzll(any);
-        uint64_t meets = 0; /* bit i: q may meet the members of key[i] */
-        for (int i = 0; i < nkeys; i++)
-            meets |= (uint64_t)((q & key[i]) == 0) << i;
-        if (meets == prev && q == last + 1) { /* the segment before goes on */
-            bk->end[bk->segments - 1] = q + 1;
-            last = q;
+    const int kb = a->key_bits;
+    const uint32_t keys = UINT32_C(1) << kb;
+    const uint64_t all = bk->count == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bk->count) - 1;
+    uint32_t common = keys - 1;
+    for (int i = 0; i < bk->count; i++)
+        common &= bk->key[i];
+    const uint32_t free_bits = (keys - 1) & ~common;
+    size_t nruns = 0, nmasks = 0, total = 0;
+    uint64_t masked = 0; /* the member set js->masks[nmasks - 1] holds */
+    for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
+        if (!weight[ca])
             continue;
+        const uint32_t *as = a->start + ((size_t)ca << kb);
+        uint64_t prev = 0;
+        /* Submasks of free_bits in increasing order: setting the bits
+         * outside it lets the +1 carry straight to the next one. */
+        for (uint32_t q = 0;; q = ((q | ~free_bits) + 1) & free_bits) {
+            if (as[q + 1] > as[q]) {
+                const uint64_t meets = meets_of(q, bk);
+                if (meets && nruns && meets == prev && js->runs[nruns - 1].end == as[q]) {
+                    js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
+                } else if (meets) {
+                    uint32_t mask = NQ_JOIN_ALL_MEMBERS;
+                    if (meets != all) {
+                        if (!nmasks || meets != masked) {
+                            uint64_t *m = js->masks[nmasks++];
+                            memset(m, 0, sizeof js->masks[0]);
+                            for (int i = 0; i < bk->count; i++)
+                                if (meets >> i & 1)
+                                    set_range(m, bk->lo[i], bk->hi[i]);
+                            masked = meets;
+                        }
+                        mask = (uint32_t)(nmasks - 1);
+                    }
+                    js->runs[nruns++] = (nq_join_run){as[q], as[q + 1], weight[ca], mask};
+                }
+                total += meets ? as[q + 1] - as[q] : 0;
+                prev = meets;
+            }
+            if (q == free_bits)
+                break;
         }
-        const int sg = bk->segments++;
-        bk->first[sg] = q;
-        bk->end[sg] = q + 1;
-        bk->mask[sg] = NULL;
-        if (meets != all) {
-            memset(bk->masks[sg], 0, sizeof bk->masks[sg]);
-            for (int i = 0; i < nkeys; i++)
-                if (meets >> i & 1)
-                    set_range(bk->masks[sg], lo[i], hi[i]);
-            bk->mask[sg] = bk->masks[sg];
-        }
-        prev = meets;
-        last = q;
     }
+    *queries = total;
+    return nruns;
 }
 
 /* The pairs of block b[0 .. len) with the runs, by the double loop. */
 static uint64_t block_naive(const uint64_t *b, size_t len, const uint64_t *q,
-                            const query_run *runs, size_t nruns)
+                            const nq_join_scratch *js, size_t nruns)
 {
     uint64_t count = 0;
-    for (size_t r = 0; r < nruns; r++)
+    for (size_t r = 0; r < nruns; r++) {
+        const nq_join_run *run = &js->runs[r];
         for (size_t j = 0; j < len; j++)
-            if (!runs[r].mask || (runs[r].mask[j >> 6] >> (j & 63) & 1))
-                count += runs[r].weight *
-                         nq_join_count_naive(q + runs[r].begin, runs[r].end - runs[r].begin,
-                                             b + j, 1);
+            if (run->mask == NQ_JOIN_ALL_MEMBERS || (js->masks[run->mask][j >> 6] >> (j & 63) & 1))
+                count += run->weight * nq_join_count_naive(q + run->begin, run->end - run->begin,
+                                                           b + j, 1);
+    }
     return count;
 }
 
@@ -520,8 +549,8 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
 {
     if (a->len == 0 || b->len == 0)
         return 0;
-    /* b becomes the sliced list (see nq_join_count); weight is indexed
-     * [query class][block class] from here on. */
+    /* b becomes the sliced list (see nq_join_count); the weights are
+     * taken [query class][block class] from here on. */
     int swapped = 0;
     if (join_cost(b->len, a->len) < join_cost(a->len, b->len)) {
         const nq_join_list *t = a;
@@ -529,49 +558,52 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
         b = t;
         swapped = 1;
     }
-    /* Keys leave about a quarter of the queries to each block (join.h). */
-    int keyed = 0; /* some member has a key other than 0 */
-    for (int c = 0; c < NQ_JOIN_MAX_CLASSES; c++)
-        keyed |= a->start[c * NQ_JOIN_KEYS + 1] != a->start[(c + 1) * NQ_JOIN_KEYS];
-    const int cbits = chunk_bits(bits, keyed ? a->len / 4 : a->len);
-    const int nch = chunk_count(bits, cbits);
+    const int kb = b->key_bits;
+    const uint32_t keys = UINT32_C(1) << kb;
     const join_loops *loops = &kernel_loops[nq_join_kernel_in_use()];
-    uint64_t compatible[NQ_JOIN_KEYS];
-    fill_compatible(compatible);
     block_keys bk;
-    query_run runs[NQ_JOIN_MAX_CLASSES * (NQ_JOIN_KEYS + 1)];
     uint64_t count = 0;
     for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {
-        const size_t *bs = b->start + cb * NQ_JOIN_KEYS;
-        int kb = 0; /* the first key of the class that can be in the block */
-        for (size_t first = bs[0]; first < bs[NQ_JOIN_KEYS]; first += NQ_JOIN_BLOCK) {
-            const size_t end = bs[NQ_JOIN_KEYS] - first < NQ_JOIN_BLOCK ? bs[NQ_JOIN_KEYS]
-                                                                          : first + NQ_JOIN_BLOCK;
-            while (bs[kb + 1] <= first)
-                kb++;
-            find_block_keys(bs, kb, first, end, compatible, &bk);
-            size_t nruns = 0, queries = 0;
-            for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
-                const uint8_t w = swapped ? weight[cb][ca] : weight[ca][cb];
-                const size_t *as = a->start + ca * NQ_JOIN_KEYS;
-                for (int sg = 0; w && sg < bk.segments; sg++)
-                    if (as[bk.end[sg]] > as[bk.first[sg]]) {
-                        runs[nruns++] = (query_run){as[bk.first[sg]], as[bk.end[sg]], w,
-                                                    bk.mask[sg]};
-                        queries += as[bk.end[sg]] - as[bk.first[sg]];
-                    }
+        uint8_t w[NQ_JOIN_MAX_CLASSES];
+        for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++)
+            w[ca] = swapped ? weight[cb][ca] : weight[ca][cb];
+        const uint32_t *bs = b->start + ((size_t)cb << kb);
+        uint32_t k0 = 0; /* the first key of the class that can be in the block */
+        size_t end;
+        for (size_t first = bs[0]; first < bs[keys]; first = end) {
+            end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
+            while (bs[k0 + 1] <= first)
+                k0++;
+            bk.count = 0;
+            for (uint32_t k = k0; k < keys && bs[k] < end; k++) {
+                if (bs[k + 1] == bs[k])
+                    continue;
+                if (bk.count == NQ_JOIN_BLOCK_KEYS) { /* cut the block before key k */
+                    end = bs[k];
+                    break;
+                }
+                bk.key[bk.count] = k;
+                bk.lo[bk.count] = (uint32_t)((bs[k] > first ? bs[k] : first) - first);
+                bk.hi[bk.count++] = (uint32_t)((bs[k + 1] < end ? bs[k + 1] : end) - first);
             }
+            size_t queries;
+            const size_t nruns = block_runs(a, &bk, w, js, &queries);
             if (queries == 0)
                 continue;
             if (queries * (end - first) <= NQ_JOIN_NAIVE_PAIRS) {
-                count += block_naive(b->sig + first, end - first, a->sig, runs, nruns);
+                count += block_naive(b->sig + first, end - first, a->sig, js, nruns);
                 continue;
             }
+            /* The chunk width by this block's queries (chunk_bits). */
+            const int cbits = chunk_bits(bits, queries), nch = chunk_count(bits, cbits);
             build_block(js, loops->transpose, b->sig + first, end - first, nch, cbits);
-            for (size_t r = 0; r < nruns; r++)
-                count += runs[r].weight * loops->queries(js, a->sig + runs[r].begin,
-                                                         runs[r].end - runs[r].begin, nch, cbits,
-                                                         runs[r].mask);
+            for (size_t r = 0; r < nruns; r++) {
+                const nq_join_run *run = &js->runs[r];
+                count += run->weight *
+                         loops->queries(js, a->sig + run->begin, run->end - run->begin, nch, cbits,
+                                        run->mask == NQ_JOIN_ALL_MEMBERS ? NULL
+                                                                         : js->masks[run->mask]);
+            }
         }
     }
     return count;

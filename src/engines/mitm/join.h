@@ -23,6 +23,32 @@
 #define NQ_JOIN_MAX_BITS 64
 #define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN)
 
+/*
+ * Sorted lists (below) are sorted by class and key: a member's class is how
+ * many of two "class bits" it has (0, 1 or 2; the engine's two main
+ * diagonals), and its key is the value of a few chosen "key bits" (the bits
+ * most pairs of the two lists share).  Two members whose keys share a bit
+ * cannot match, so the join skips whole runs of the other list per block
+ * (see join.c).  The key is 0 to NQ_JOIN_KEY_BITS_MAX bits wide, chosen per
+ * join by the caller: wider keys skip more pairs but cut the lists into
+ * more, shorter runs.
+ */
+#define NQ_JOIN_KEY_BITS_MAX 10
+#define NQ_JOIN_KEYS_MAX (1 << NQ_JOIN_KEY_BITS_MAX)
+#define NQ_JOIN_MAX_CLASSES 3
+#define NQ_JOIN_BUCKETS_MAX (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS_MAX)
+/* Distinct keys one block tells apart; a block that would hold more is
+ * cut short (join.c). */
+#define NQ_JOIN_BLOCK_KEYS 64
+
+/* A run of the query list joined with one block: members begin .. end - 1,
+ * the weight of their pairs, and the block members they may meet (an
+ * index into the scratch's masks, or NQ_JOIN_ALL_MEMBERS). */
+#define NQ_JOIN_ALL_MEMBERS UINT32_MAX
+typedef struct nq_join_run {
+    uint32_t begin, end, weight, mask;
+} nq_join_run;
+
 /* Working memory of one join; callers place it 64-byte aligned. */
 typedef struct nq_join_scratch {
     /* table[c][v]: the block's signatures sharing no bit with the value v
@@ -30,6 +56,10 @@ typedef struct nq_join_scratch {
     uint64_t table[NQ_JOIN_MAX_CHUNKS][NQ_JOIN_CHUNK_VALUES][NQ_JOIN_WORDS];
     /* occ[j]: the block's signatures that have bit j, as a 512-bit set. */
     uint64_t occ[NQ_JOIN_MAX_CHUNKS * NQ_JOIN_CHUNK_BITS_MAX][NQ_JOIN_WORDS];
+    /* The current block's query runs and the member sets they meet: at
+     * most one of each per query bucket. */
+    uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
+    nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
 } nq_join_scratch;
 
 /*
@@ -40,51 +70,50 @@ typedef struct nq_join_scratch {
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        nq_join_scratch *js);
 
-/*
- * Sorted lists.  Before the engine's joins, each list is sorted by class
- * and key: a member's class is how many of two "class bits" it has (0, 1
- * or 2; the engine's two main diagonals), and its key is the value of a few
- * chosen "key bits" (the bits most pairs of the two lists share).  Two
- * members whose keys share a bit cannot match, so the join skips whole
- * runs of the other list per block (see join.c).  The class and key bits
- * are cut out of the stored signatures: classes only weight the pairs, and
- * the join decides the key bits of each pair from the buckets alone.
- */
-#define NQ_JOIN_KEY_BITS 6
-#define NQ_JOIN_KEYS (1 << NQ_JOIN_KEY_BITS)
-#define NQ_JOIN_MAX_CLASSES 3
-#define NQ_JOIN_BUCKETS (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS)
-
-/* How to sort: class_mask is 0 (one class) or two bits; key_mask holds up
- * to NQ_JOIN_KEY_BITS bits outside class_mask. */
+/* How to sort: class_mask is 0 (one class) or two bits; key_mask holds
+ * key_bits bits outside class_mask.  A member's key is its key bits
+ * rearranged by key_of (indexed by those bits packed low in their order)
+ * so that the bit the most pairs share is the key's top bit, the next one
+ * below it, and so on: a block of consecutive members then agrees on the
+ * bits that skip the most (nq_join_pick_key fills it). */
 typedef struct nq_join_order {
     uint64_t class_mask, key_mask;
+    int key_bits;
+    uint8_t key_pos[NQ_JOIN_KEY_BITS_MAX]; /* key bit i is signature bit key_pos[i] */
+    uint16_t key_of[NQ_JOIN_KEYS_MAX];
 } nq_join_order;
 
 /* A sorted list: the members of class c with key k are
- * sig[start[c * NQ_JOIN_KEYS + k] .. start[c * NQ_JOIN_KEYS + k + 1]). */
+ * sig[start[c << key_bits | k] .. start[(c << key_bits | k) + 1]). */
 typedef struct nq_join_list {
     uint64_t *sig;
     size_t len;
-    size_t start[NQ_JOIN_BUCKETS + 1];
+    int key_bits;
+    uint32_t start[NQ_JOIN_BUCKETS_MAX + 1];
 } nq_join_list;
 
 /* Adds to count[j], for each bit j < bits, how many of a sample of v[0 .. n)
- * (at most NQ_JOIN_SAMPLE members, spread evenly) have bit j. */
-#define NQ_JOIN_SAMPLE 128
+ * have bit j: one member in 256, spread evenly, but at least
+ * NQ_JOIN_SAMPLE_MIN and at most NQ_JOIN_SAMPLE_MAX members (long lists
+ * need the larger sample to pick wide keys well; short ones cannot pay for
+ * it). */
+#define NQ_JOIN_SAMPLE_MIN 128
+#define NQ_JOIN_SAMPLE_MAX 1024
 void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count);
 
-/* The key mask for two lists from their sampled bit counts: the (up to)
- * NQ_JOIN_KEY_BITS bits outside `exclude` that the most sampled pairs share. */
-uint64_t nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits,
-                          uint64_t exclude);
+/* Sets o's key from two lists' sampled bit counts: the (up to) key_bits
+ * bits (<= NQ_JOIN_KEY_BITS_MAX) outside o->class_mask that the most
+ * sampled pairs share, best first (see nq_join_order).  Fewer when fewer
+ * bits are shared by any sampled pair. */
+void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
+                      nq_join_order *o);
 
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
  * signature with the bits of o->class_mask and o->key_mask cut out, and
- * describes it in *out.  Signatures must fit in NQ_JOIN_BUCKET_SHIFT bits:
- * the sort keeps each member's class and key bits in the bits above, and
- * leaves src clobbered. */
-#define NQ_JOIN_BUCKET_SHIFT 56
+ * describes it in *out.  n < 2^32.  Signatures must fit in
+ * NQ_JOIN_BUCKET_SHIFT bits: the sort keeps each member's bucket in the
+ * bits above, and leaves src clobbered. */
+#define NQ_JOIN_BUCKET_SHIFT 52
 void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
                   nq_join_list *out);
 
