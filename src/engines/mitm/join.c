@@ -22,12 +22,15 @@
  * the runs of the other list with such keys are queried against the
  * block; the rest of the pairs share a key bit and are skipped unseen.
  * With six key bits chosen per unit, that skips three quarters of the
- * pairs at N = 20 and 21, at the price of one counting sort per list.
+ * pairs at N = 20 and 21, at the price of one counting sort per list;
+ * eight bits skip a fifth more at N = 22.  Keys put the bit that skips the
+ * most on top, so consecutive keys, and the members of one block, agree
+ * on the best bits.
  * The sort cuts the key bits out of the stored signatures, which saves a
  * table look-up per query where that drops a chunk; in exchange the join
  * decides them per block: a query key may meet exactly the members whose
  * keys share no bit with it, so a run of query keys that meets only some
- * of a block's members carries the mask of those (find_block_keys).
+ * of a block's members carries the mask of those (block_runs).
  *
  * The transpose and the query loop come per architecture (join_kernels.h):
  * the portable ones are here, with the table that is the only place a
