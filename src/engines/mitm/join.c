@@ -474,6 +474,25 @@ static inline uint64_t meets_of(uint32_t q, const block_keys *bk)
     return meets;
 }
 
+/* The mask index of a run that meets the block members `meets` (of
+ * `all`): NQ_JOIN_ALL_MEMBERS, or the last mask made when it holds the
+ * same members (*masked), else a new one in js->masks. */
+static uint32_t run_mask(nq_join_scratch *js, const block_keys *bk, uint64_t meets, uint64_t all,
+                         size_t *nmasks, uint64_t *masked)
+{
+    if (meets == all)
+        return NQ_JOIN_ALL_MEMBERS;
+    if (!*nmasks || meets != *masked) {
+        uint64_t *m = js->masks[(*nmasks)++];
+        memset(m, 0, sizeof js->masks[0]);
+        for (int i = 0; i < bk->count; i++)
+            if (meets >> i & 1)
+                set_range(m, bk->lo[i], bk->hi[i]);
+        *masked = meets;
+    }
+    return (uint32_t)(*nmasks - 1);
+}
+
 /* Fills js->runs with the runs of query list a that may meet the block
  * with keys bk, of the block's class cb: for each query class whose
  * weight with cb is not 0, the query keys that miss every bit of some
@@ -503,24 +522,15 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
         for (uint32_t q = 0;; q = ((q | ~free_bits) + 1) & free_bits) {
             if (as[q + 1] > as[q]) {
                 const uint64_t meets = meets_of(q, bk);
-                if (meets && nruns && meets == prev && js->runs[nruns - 1].end == as[q]) {
-                    js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
-                } else if (meets) {
-                    uint32_t mask = NQ_JOIN_ALL_MEMBERS;
-                    if (meets != all) {
-                        if (!nmasks || meets != masked) {
-                            uint64_t *m = js->masks[nmasks++];
-                            memset(m, 0, sizeof js->masks[0]);
-                            for (int i = 0; i < bk->count; i++)
-                                if (meets >> i & 1)
-                                    set_range(m, bk->lo[i], bk->hi[i]);
-                            masked = meets;
-                        }
-                        mask = (uint32_t)(nmasks - 1);
-                    }
-                    js->runs[nruns++] = (nq_join_run){as[q], as[q + 1], weight[ca], mask};
+                if (meets) {
+                    total += as[q + 1] - as[q];
+                    if (nruns && meets == prev && js->runs[nruns - 1].end == as[q])
+                        js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
+                    else
+                        js->runs[nruns++] = (nq_join_run){
+                            as[q], as[q + 1], weight[ca],
+                            run_mask(js, bk, meets, all, &nmasks, &masked)};
                 }
-                total += meets ? as[q + 1] - as[q] : 0;
                 prev = meets;
             }
             if (q == free_bits)

@@ -428,16 +428,12 @@ static int key_width(size_t nw, size_t ne)
 static void choose_order(unit_join *u)
 {
     const mitm_plan *p = u->p;
-    u->order.class_mask = main_diagonal_bits(p);
-    u->order.key_mask = 0;
-    u->order.key_bits = 0;
-    u->order.key_of[0] = 0;
-    if (u->keyed) {
-        uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
+    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
+    if (u->keyed)
         nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
-        nq_join_pick_key(east_bits, u->west_bits, p->sig_bits, key_width(u->nw, u->ne),
-                         &u->order);
-    }
+    u->order.class_mask = main_diagonal_bits(p);
+    nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
+                     u->keyed ? key_width(u->nw, u->ne) : 0, &u->order);
     u->ordered = 1;
 }
 
