@@ -1,9 +1,10 @@
 /*
- * join_kernels.h - the two inner loops of the bit-sliced join, as each
- * architecture implements them (see join.c for the method).
+ * join_kernels.h - the two inner parts of the bit-sliced join, a block's
+ * tables and the query loop over its runs, as each architecture implements
+ * them (see join.c for the method).
  *
  * join.c holds the portable versions and the one table that picks a
- * kernel's pair of loops; x86/join_avx2.c and x86/join_avx512.c hold the
+ * kernel's pair; x86/join_avx2.c and x86/join_avx512.c hold the
  * vector ones, each compiled for its own instruction set (a target
  * attribute on every function), so any x86-64 build carries them and the
  * CPU decides at run time.
@@ -21,19 +22,37 @@
 #define NQ_JOIN_X86 1
 #endif
 
-/* Fills js->occ rows 0 .. rows-1 from the block b[0 .. len): occ[j] is the
- * set of members having bit j (rows may pass bit 63; those rows are empty). */
-typedef void nq_join_transpose_fn(nq_join_scratch *js, const uint64_t *b, size_t len, int rows);
+/* Fills js->table[0 .. nch) for the block b[0 .. len), len <= NQ_JOIN_BLOCK,
+ * chunks of cbits bits: table[c][v] is the set of the block's members that
+ * have none of the bits of value v of chunk c (members past len never
+ * belong).  js->occ is the kernel's working space. */
+typedef void nq_join_build_fn(nq_join_scratch *js, const uint64_t *b, size_t len, int nch,
+                              int cbits);
 
-/* The sum over the queries q[0 .. nq) of the number of the block's members
- * compatible with each, from js->table (nch chunks of cbits bits), counting
- * only the members in `mask` (NQ_JOIN_WORDS words, 64-byte aligned) when it
- * is not NULL. */
-typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q, size_t nq,
-                                    int nch, int cbits, const uint64_t *mask);
+/* The sum, over the runs runs[0 .. nruns) of the query list q, of the run's
+ * weight times the number of (query, member) pairs the block's tables
+ * (nch chunks of cbits bits) find compatible, counting for each run only
+ * the members in its mask (js->masks[mask], or all of them). */
+typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q,
+                                    const nq_join_run *runs, size_t nruns, int nch, int cbits);
+
+/* The runs loop every kernel shares around its always-inline query loop
+ * `kernel` (js, q, nq, nch, cbits, mask): one call per block keeps the
+ * dispatch and the call out of each run. */
+#define NQ_JOIN_RUNS(kernel, js, q, runs, nruns, nch, cbits)                                      \
+    do {                                                                                           \
+        uint64_t total_ = 0;                                                                       \
+        for (size_t r_ = 0; r_ < (nruns); r_++) {                                                  \
+            const nq_join_run *run_ = &(runs)[r_];                                                 \
+            total_ += run_->weight *                                                               \
+                      kernel((js), (q) + run_->begin, run_->end - run_->begin, (nch), (cbits),     \
+                             run_->mask == NQ_JOIN_ALL_MEMBERS ? NULL : (js)->masks[run_->mask]);  \
+        }                                                                                          \
+        return total_;                                                                             \
+    } while (0)
 
 #ifdef NQ_JOIN_X86
-nq_join_transpose_fn nq_join_transpose_avx512;
+nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;
 nq_join_queries_fn nq_join_queries_avx2;
 #endif
@@ -42,30 +61,30 @@ nq_join_queries_fn nq_join_queries_avx2;
  * key bits), each a constant call of `kernel` (an always-inline loop over
  * nch chunks of cbits bits) so that its chunk loop is fully unrolled; any
  * other layout takes the generic copy.  For use inside an
- * nq_join_queries_fn, whose parameters it names. */
+ * nq_join_queries_fn, whose parameters it names; it returns. */
 #define NQ_JOIN_SPECIALIZE(kernel)                                                                 \
     do {                                                                                           \
         if (cbits == 6 && nch == 4)                                                                \
-            return kernel(js, q, nq, 4, 6, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 4, 6);                                        \
         if (cbits == 6 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 6, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 5, 6);                                        \
         if (cbits == 6 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 6, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 6, 6);                                        \
         if (cbits == 7 && nch == 4)                                                                \
-            return kernel(js, q, nq, 4, 7, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 4, 7);                                        \
         if (cbits == 7 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 7, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 5, 7);                                        \
         if (cbits == 7 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 7, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 6, 7);                                        \
         if (cbits == 8 && nch == 4)                                                                \
-            return kernel(js, q, nq, 4, 8, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 4, 8);                                        \
         if (cbits == 8 && nch == 5)                                                                \
-            return kernel(js, q, nq, 5, 8, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 5, 8);                                        \
         if (cbits == 8 && nch == 6)                                                                \
-            return kernel(js, q, nq, 6, 8, mask);                                                  \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 6, 8);                                        \
         if (cbits == 8 && nch == 7)                                                                \
-            return kernel(js, q, nq, 7, 8, mask);                                                  \
-        return kernel(js, q, nq, nch, cbits, mask);                                                \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 7, 8);                                        \
+        NQ_JOIN_RUNS(kernel, js, q, runs, nruns, nch, cbits);                                      \
     } while (0)
 
 #endif /* NQ_JOIN_KERNELS_H */

@@ -1,7 +1,7 @@
 /*
  * join_avx2.c - the join's query loop for x86-64 with AVX2 (see
- * join_kernels.h): a 512-bit block set is two registers.  The transpose
- * stays the portable one.
+ * join_kernels.h): a 512-bit block set is two registers.  The tables
+ * stay the portable ones.
  *
  * Every function carries the target attribute rather than the file being
  * built with -m flags, so nothing here runs unless join.c has checked the
@@ -57,7 +57,7 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const uint64_t *q,
-                                             size_t nq, int nch, int cbits, const uint64_t *mask)
+                     const nq_join_run *runs, size_t nruns, int nch, int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }

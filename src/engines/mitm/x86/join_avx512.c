@@ -1,48 +1,158 @@
 /*
- * join_avx512.c - the join's loops for x86-64 with AVX-512F and VPOPCNTDQ
- * (see join_kernels.h): a 512-bit block set is one register, so a query
- * costs one load and AND per chunk and one vector popcount.
+ * join_avx512.c - the join's tables and query loop for x86-64 with AVX-512
+ * (F, BW, VBMI, VPOPCNTDQ) and GFNI, as Ice Lake, Sapphire Rapids and Zen 4
+ * have them (see join_kernels.h): a 512-bit block set is one register, so
+ * a query costs one load and AND per chunk and one vector popcount, and a
+ * block's transpose is byte permutations and 8 x 8 bit-matrix transposes
+ * rather than a test per bit and member.
  *
  * Every function carries the target attribute rather than the file being
  * built with -m flags, so nothing here runs unless join.c has checked the
  * CPU first.
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "engines/mitm/join_kernels.h"
 
-#define NQ_TARGET_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+#define NQ_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,avx512vpopcntdq")))
 
-/* The transpose 64 members at a time: vptestmq gives, for 8 members, which
- * have bit j; eight of those make the 64-bit word of occ[j]. */
-NQ_TARGET_AVX512 void nq_join_transpose_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
-                                               int rows)
+/* The transpose's byte permutations (see transpose): compile-time
+ * vectors, byte i of each given by a formula in i.  _mm512_set_epi8 takes
+ * bytes 63 down to 0. */
+#define BYTES_DOWN(f) \
+    f(63), f(62), f(61), f(60), f(59), f(58), f(57), f(56), f(55), f(54), f(53), f(52), f(51), \
+    f(50), f(49), f(48), f(47), f(46), f(45), f(44), f(43), f(42), f(41), f(40), f(39), f(38), \
+    f(37), f(36), f(35), f(34), f(33), f(32), f(31), f(30), f(29), f(28), f(27), f(26), f(25), \
+    f(24), f(23), f(22), f(21), f(20), f(19), f(18), f(17), f(16), f(15), f(14), f(13), f(12), \
+    f(11), f(10), f(9), f(8), f(7), f(6), f(5), f(4), f(3), f(2), f(1), f(0)
+/* byte q of member 7 - p into byte 8q + p (member order reversed for
+ * gf2p8affineqb, whose matrix rows come out last first) */
+#define BYTE_Q(i) (char)(56 - 8 * ((i)&7) + ((i) >> 3))
+/* interleave two registers (64 + k: byte k of the second) by 1, 2 and 4
+ * bytes, from byte 0 (_LO) or byte 32 (_HI) of each */
+#define PAIR_LO(i) (char)(64 * ((i)&1) + ((i) >> 1))
+#define PAIR_HI(i) (char)(PAIR_LO(i) + 32)
+#define QUAD_LO(i) (char)(64 * (((i) >> 1) & 1) + 2 * ((i) >> 2) + ((i)&1))
+#define QUAD_HI(i) (char)(QUAD_LO(i) + 32)
+#define OCT_LO(i) (char)(64 * (((i) >> 2) & 1) + 4 * ((i) >> 3) + ((i)&3))
+#define OCT_HI(i) (char)(OCT_LO(i) + 32)
+
+/* The two 128-bit lane picks of an 8 x 8 qword transpose: lanes 0 and 2
+ * of each source, or lanes 1 and 3. */
+NQ_TARGET_AVX512 static inline __m512i lanes(__m512i x, __m512i y, int odd)
 {
+    return odd ? _mm512_shuffle_i64x2(x, y, 0xdd) : _mm512_shuffle_i64x2(x, y, 0x88);
+}
+
+/* Writes rows 8r .. 8r + 7 of js->occ from y[0 .. 8), where qword q of
+ * y[w] is row 8r + q's word w: an 8 x 8 transpose of qwords.  Unpacking
+ * pairs (a) puts qwords 2L and 2L + 1 of two words in lane L; two lane
+ * picks (b, then the stores) gather each row's eight words. */
+NQ_TARGET_AVX512 static void store_rows(nq_join_scratch *js, int r, const __m512i y[8])
+{
+    __m512i a[4][2], b[2][4];
+    for (int i = 0; i < 4; i++) {
+        a[i][0] = _mm512_unpacklo_epi64(y[2 * i], y[2 * i + 1]);
+        a[i][1] = _mm512_unpackhi_epi64(y[2 * i], y[2 * i + 1]);
+    }
+    /* b[g][2o + s]: rows o + 2s and o + 2s + 4 of words 4g .. 4g + 3 */
+    for (int g = 0; g < 2; g++)
+        for (int o = 0; o < 2; o++)
+            for (int s = 0; s < 2; s++)
+                b[g][2 * o + s] = lanes(a[2 * g][o], a[2 * g + 1][o], s);
+    for (int k = 0; k < 4; k++) {
+        const int row = 8 * r + (k >> 1) + 2 * (k & 1);
+        _mm512_store_si512(js->occ[row], lanes(b[0][k], b[1][k], 0));
+        _mm512_store_si512(js->occ[row + 4], lanes(b[0][k], b[1][k], 1));
+    }
+}
+
+/* Fills js->occ rows 0 .. rows - 1 (rows <= 64) from b[0 .. len).  Each
+ * 64 members become 8 registers of 8 members (absent ones load as zero);
+ * in each, vpermb gathers byte q of the eight members into qword q, and
+ * gf2p8affineqb transposes each qword as an 8 x 8 bit matrix, so that
+ * byte j of register t holds, for row j, members 8t .. 8t + 7 (as the
+ * matrix rows come out in reverse, vpermb places member m at byte 7 - m).
+ * Three rounds of vpermt2b then interleave the eight registers by 1, 2
+ * and 4 bytes, making qword j the whole 64-member word of row j. */
+NQ_TARGET_AVX512 static void transpose(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
+{
+    const __m512i byte_q = _mm512_set_epi8(BYTES_DOWN(BYTE_Q));
+    const __m512i unit = _mm512_set1_epi64((long long)UINT64_C(0x8040201008040201)); /* byte i: 1 << i */
+    const int groups = (rows + 7) / 8, halves = rows > 32 ? 2 : 1;
+    __m512i y[8][8]; /* y[r][w]: qword q is row 8r + q's word w */
+    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
+        __m512i x[8];
+        for (int t = 0; t < 8; t++) {
+            const size_t at = (size_t)w * 64 + (size_t)t * 8;
+            const __mmask8 live = at >= len ? 0 : len - at >= 8 ? 0xff : (__mmask8)((1u << (len - at)) - 1);
+            const __m512i v = _mm512_maskz_loadu_epi64(live, at < len ? b + at : b);
+            x[t] = _mm512_gf2p8affine_epi64_epi8(unit, _mm512_permutexvar_epi8(byte_q, v), 0);
+        }
+        for (int h = 0; h < halves; h++) {
+            /* rows 32h .. 32h + 31: pairs of registers, then fours, then all eight */
+            const __m512i pair = h ? _mm512_set_epi8(BYTES_DOWN(PAIR_HI)) : _mm512_set_epi8(BYTES_DOWN(PAIR_LO));
+            __m512i p[4], q[2][2];
+            for (int i = 0; i < 4; i++)
+                p[i] = _mm512_permutex2var_epi8(x[2 * i], pair, x[2 * i + 1]);
+            for (int i = 0; i < 2; i++)
+                for (int k = 0; k < 2; k++)
+                    q[i][k] = _mm512_permutex2var_epi8(p[2 * i], k ? _mm512_set_epi8(BYTES_DOWN(QUAD_HI)) : _mm512_set_epi8(BYTES_DOWN(QUAD_LO)),
+                                                       p[2 * i + 1]);
+            for (int k = 0; k < 2; k++)
+                for (int o = 0; o < 2; o++)
+                    y[4 * h + 2 * k + o][w] = _mm512_permutex2var_epi8(
+                        q[0][k], o ? _mm512_set_epi8(BYTES_DOWN(OCT_HI)) : _mm512_set_epi8(BYTES_DOWN(OCT_LO)), q[1][k]);
+        }
+    }
+    for (int r = 0; r < groups; r++)
+        store_rows(js, r, y[r]);
+}
+
+/* Every AND of the complements of occ rows 0 .. n - 1 with `first`:
+ * out[v] = first & ~(the rows of the bits of v), doubling the list per
+ * row. */
+NQ_TARGET_AVX512 static void subset_ands(__m512i *out, const uint64_t (*occ)[NQ_JOIN_WORDS], int n,
+                                         __m512i first)
+{
+    out[0] = first;
+    for (int i = 0; i < n; i++) {
+        const __m512i row = _mm512_load_si512((const void *)occ[i]);
+        for (int v = 0; v < 1 << i; v++)
+            out[v | 1 << i] = _mm512_andnot_si512(row, out[v]);
+    }
+}
+
+/* The block's tables.  The transpose runs over 64 rows at most: chunks
+ * past the signature's 64 bits (6-bit chunks of 64 bits) read rows no
+ * member has, kept empty.  Each chunk's 2^c entries are the products of
+ * its low four bits' 16 ANDs and its high bits' ones, so every entry is
+ * one AND of two values already made, and no entry waits on the store of
+ * another. */
+NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
+                                           int nch, int cbits)
+{
+    const int rows = nch * cbits;
+    transpose(js, b, len, rows < 64 ? rows : 64);
+    for (int j = 64; j < rows; j++)
+        memset(js->occ[j], 0, sizeof js->occ[j]);
+    uint64_t valid[NQ_JOIN_WORDS] __attribute__((aligned(64)));
     for (int w = 0; w < NQ_JOIN_WORDS; w++) {
         const size_t lo = (size_t)w * 64;
-        if (len <= lo) {
-            for (int j = 0; j < rows; j++)
-                js->occ[j][w] = 0;
-            continue;
-        }
-        __m512i v[8];
-        for (int t = 0; t < 8; t++) {
-            const size_t at = lo + (size_t)t * 8;
-            /* Lanes past len load as zero: absent members have no bits. */
-            const __mmask8 live = at >= len ? 0 : len - at >= 8 ? 0xff : (__mmask8)((1u << (len - at)) - 1);
-            v[t] = _mm512_maskz_loadu_epi64(live, at < len ? b + at : b);
-        }
-        for (int j = 0; j < rows; j++) {
-            /* rows rounds up to whole chunks and may pass the signature's 64
-             * bits: no member has such a bit, so its row is empty (a zero
-             * test mask), and 1 << 64 (undefined) is never computed. */
-            const uint64_t mask = j < 64 ? UINT64_C(1) << j : 0;
-            const __m512i bit = _mm512_set1_epi64((long long)mask);
-            uint64_t word = 0;
-            for (int t = 0; t < 8; t++)
-                word |= (uint64_t)_mm512_test_epi64_mask(v[t], bit) << (8 * t);
-            js->occ[j][w] = word;
-        }
+        valid[w] = len >= lo + 64 ? ~UINT64_C(0) : len <= lo ? 0 : (UINT64_C(1) << (len - lo)) - 1;
+    }
+    const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
+    for (int c = 0; c < nch; c++) {
+        __m512i low[16], high[16];
+        subset_ands(low, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits], low_bits,
+                    _mm512_load_si512((const void *)valid));
+        subset_ands(high, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits + low_bits],
+                    high_bits, _mm512_set1_epi64(-1));
+        uint64_t(*t)[NQ_JOIN_WORDS] = js->table[c];
+        for (int hv = 0; hv < 1 << high_bits; hv++)
+            for (int lv = 0; lv < 1 << low_bits; lv++)
+                _mm512_store_si512((void *)t[hv << low_bits | lv], _mm512_and_si512(low[lv], high[hv]));
     }
 }
 
@@ -73,8 +183,7 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX512 uint64_t nq_join_queries_avx512(const nq_join_scratch *js, const uint64_t *q,
-                                                 size_t nq, int nch, int cbits,
-                                                 const uint64_t *mask)
+                       const nq_join_run *runs, size_t nruns, int nch, int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }
