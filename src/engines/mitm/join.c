@@ -596,8 +596,8 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
             for (uint32_t k = k0; k < keys && bs[k] < end; k++) {
                 if (bs[k + 1] == bs[k])
                     continue;
-                if (bk.count == NQ_JOIN_BLOCK_KEYS) { /* cut the block before key k */
-                    end = bs[k];
+                if (bk.count == NQ_JOIN_BLOCK_KEYS || bs[k] >= first + NQ_JOIN_BLOCK_FULL) {
+                    end = bs[k]; /* cut the block before key k */
                     break;
                 }
                 bk.key[bk.count] = k;
