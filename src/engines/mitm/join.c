@@ -325,36 +325,23 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
  * other's counter updates (store to load), as a bucket holds many. */
 #define SORT_PARTS 4
 
-/* A member's tag, kept in its top bits while it is sorted: its key (low
+/* A member's tag, kept in the tag array while it is sorted: its key (low
  * key_bits bits) and above it its two class bits as they stand.  A bucket
  * (class << key_bits | key) is one tag, or two for class 1 (either class
- * bit). */
+ * bit).  Tags live apart from the signatures so that the first pass only
+ * reads the list (a quarter of the bytes written back). */
 #define TAG_VALUES (4 * NQ_JOIN_KEYS_MAX)
 
-static inline uint64_t tag_of(uint64_t v, const nq_join_order *o)
+static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
 {
-    return (uint64_t)o->key_of[gather_bits(v, o->key_mask)] |
-           gather_bits(v, o->class_mask) << o->key_bits;
-}
-
-/* Notes member *v's tag in its top bits and counts it. */
-static inline void mark_tag(uint64_t *v, const nq_join_order *o, uint32_t *count)
-{
-    const uint64_t t = tag_of(*v, o);
-    *v |= t << NQ_JOIN_BUCKET_SHIFT;
-    count[t]++;
-}
-
-/* Stores marked member v, cut down to `keep`, at its tag's next slot. */
-static inline void place(uint64_t v, uint64_t keep, uint64_t *dst, uint32_t *at)
-{
-    dst[at[v >> NQ_JOIN_BUCKET_SHIFT]++] = gather_bits(v, keep);
+    return (uint16_t)(o->key_of[gather_bits(v, o->key_mask)] |
+                      gather_bits(v, o->class_mask) << o->key_bits);
 }
 
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
 /* The control of a bit shuffle that gathers signature bits pos[0 .. n)
- * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, never set
- * below NQ_JOIN_BUCKET_SHIFT. */
+ * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, and what
+ * they gather is masked off (tags_avx512). */
 static uint64_t shuffle_control(const uint8_t *pos, int n)
 {
     uint64_t control = UINT64_C(0x3f3f3f3f3f3f3f3f);
@@ -363,13 +350,13 @@ static uint64_t shuffle_control(const uint8_t *pos, int n)
     return control;
 }
 
-/* mark_tag() for src[0 .. 8k) of each of the four parts of length part
- * (the parts start part apart), for keys of at most 8 bits: vpshufbitqmb
- * gathers the key bits of eight members into one byte each of a 64-bit
- * mask, and a second one their class bits; the tags are counted four
- * parts interleaved.  Returns 8k. */
-static size_t mark_tags_avx512(uint64_t *src, size_t part, const nq_join_order *o,
-                               uint32_t count[SORT_PARTS][TAG_VALUES])
+/* The tags of src[0 .. 8k) of each of the four parts of length part (the
+ * parts start part apart) into tag[], counted, for keys of at most 8 bits:
+ * vpshufbitqmb gathers the key bits of eight members into one byte each of
+ * a 64-bit mask, and a second one their class bits; the tags are counted
+ * four parts interleaved.  Returns 8k. */
+static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order *o, uint16_t *tag,
+                          uint32_t count[SORT_PARTS][TAG_VALUES])
 {
     uint8_t class_pos[2] = {63, 63}, nclass = 0;
     for (uint64_t m = o->class_mask; m; m &= m - 1) /* m & (m - 1): the next set bit */
@@ -377,30 +364,32 @@ static size_t mark_tags_avx512(uint64_t *src, size_t part, const nq_join_order *
     const __m512i key_ctl = _mm512_set1_epi64((long long)shuffle_control(o->key_pos, o->key_bits));
     const __m512i class_ctl = _mm512_set1_epi64((long long)shuffle_control(class_pos, 2));
     const int kb = o->key_bits;
+    /* each byte's key bits and class bits (its other bits gathered bit 63) */
+    const uint64_t key_bytes = UINT64_C(0x0101010101010101) * ((1u << kb) - 1);
+    const uint64_t class_bytes = UINT64_C(0x0101010101010101) * ((1u << nclass) - 1);
     const size_t whole = part & ~(size_t)7;
     for (size_t j = 0; j < whole; j += 8) {
         uint64_t keys[SORT_PARTS], classes[SORT_PARTS];
         for (int p = 0; p < SORT_PARTS; p++) {
-            uint64_t *at = src + p * part + j;
-            const __m512i v = _mm512_loadu_si512(at);
-            keys[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, key_ctl);
-            classes[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, class_ctl);
-            /* Byte l of each mask is member l's: widen each to its lane. */
-            const __m512i k = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)keys[p]));
-            const __m512i c = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)classes[p]));
-            const __m512i t = _mm512_or_si512(k, _mm512_slli_epi64(c, (unsigned)kb));
-            _mm512_storeu_si512(at, _mm512_or_si512(v, _mm512_slli_epi64(t, NQ_JOIN_BUCKET_SHIFT)));
+            const __m512i v = _mm512_loadu_si512(src + p * part + j);
+            keys[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, key_ctl) & key_bytes;
+            classes[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, class_ctl) & class_bytes;
+            /* Byte l of each mask is member l's: widen each to a 16-bit lane. */
+            const __m128i k = _mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)keys[p]));
+            const __m128i c = _mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)classes[p]));
+            _mm_storeu_si128((__m128i *)(tag + p * part + j),
+                             _mm_or_si128(k, _mm_slli_epi16(c, kb)));
         }
         for (int l = 0; l < 8; l++)
             for (int p = 0; p < SORT_PARTS; p++)
-                count[p][(keys[p] >> 8 * l & 0xff) | (classes[p] >> 8 * l & 3) << kb]++;
+                count[p][(keys[p] >> 8 * l & 0xff) | (classes[p] >> 8 * l & 0xff) << kb]++;
     }
     return whole;
 }
 #endif
 
-void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
-                  nq_join_list *out)
+void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+                  uint64_t *dst, nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
@@ -411,13 +400,13 @@ void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst
     size_t j = 0;
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
     if (kb <= 8)
-        j = mark_tags_avx512(src, part, o, count);
+        j = tags_avx512(src, part, o, tag, count);
 #endif
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            mark_tag(&src[p * part + j], o, count[p]);
+            count[p][tag[p * part + j] = tag_of(src[p * part + j], o)]++;
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        mark_tag(&src[i], o, count[SORT_PARTS - 1]);
+        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o)]++;
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
     uint32_t sum = 0;
@@ -436,13 +425,12 @@ void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst
     out->sig = dst;
     out->len = n;
     out->key_bits = kb;
-    const uint64_t keep =
-        ~(o->class_mask | o->key_mask) & ((UINT64_C(1) << NQ_JOIN_BUCKET_SHIFT) - 1);
+    const uint64_t keep = ~(o->class_mask | o->key_mask);
     for (j = 0; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            place(src[p * part + j], keep, dst, count[p]);
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        place(src[i], keep, dst, count[SORT_PARTS - 1]);
+        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], keep);
 }
 
 /* The keys of one block, in order, with the members holding each (offsets

@@ -115,12 +115,10 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
 
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
  * signature with the bits of o->class_mask and o->key_mask cut out, and
- * describes it in *out.  n < 2^32.  Signatures must fit in
- * NQ_JOIN_BUCKET_SHIFT bits: the sort keeps each member's bucket in the
- * bits above, and leaves src clobbered. */
-#define NQ_JOIN_BUCKET_SHIFT 52
-void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
-                  nq_join_list *out);
+ * describes it in *out.  n < 2^32.  tag[0 .. n) is working space: each
+ * member's bucket while it is sorted. */
+void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+                  uint64_t *dst, nq_join_list *out);
 
 /*
  * The sum, over the pairs (x of a, y of b) that share no bit, of

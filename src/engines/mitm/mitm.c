@@ -108,14 +108,15 @@ typedef struct mitm_scratch {
     nq_join_scratch *js;
     uint64_t *east, *west;     /* half_cap + 1 signatures each */
     uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
+    uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
 } mitm_scratch;
 
 /* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
 static size_t scratch_bytes_for(int h, size_t half_cap, size_t slice_cap)
 {
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
-           3 * (half_cap + 1) * sizeof(uint64_t) +
-           NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
+           3 * (half_cap + 1) * sizeof(uint64_t) + NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap) +
+           (half_cap + 1) * sizeof(uint16_t);
 }
 
 static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
@@ -132,6 +133,7 @@ static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)
     for (int q = 0; q < NQ_QUARTERS; q++)
         if (!s.quarter[q].cw) /* still zero: the thread's first unit of the run */
             nq_quarter_slice_init(&s.quarter[q], p->h, p->slice_cap, slices + (size_t)q * bytes);
+    s.tag = (uint16_t *)(slices + NQ_QUARTERS * bytes);
     return s;
 }
 
@@ -463,21 +465,21 @@ static void flush_east(unit_join *u)
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
-            nq_join_sort(s->west, u->nw, &u->order, s->split, &u->west);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->split, &u->west);
         }
-        nq_join_sort(s->east, u->ne, &u->order, s->west, &east);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->west, &east);
         u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
-        nq_join_sort(s->east, u->ne, &u->order, s->split, &east);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->split, &east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi;
         half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
         while (!wi.done) {
             u->nw = half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
-            nq_join_sort(s->west, u->nw, &u->order, s->east, &west);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->east, &west);
             u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u), s->js);
         }
     }
