@@ -110,17 +110,11 @@ static uint64_t queries_scalar(const nq_join_scratch *js, const uint64_t *q,
 static void build_portable(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
 {
     transpose_scalar(js, b, len, nch * cbits);
-    uint64_t valid[NQ_JOIN_WORDS];
-    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
-        const size_t lo = (size_t)w * 64;
-        /* Members past len do not exist: they must never be counted. */
-        valid[w] = len >= lo + 64 ? ~UINT64_C(0)
-                   : len <= lo    ? 0
-                                  : (UINT64_C(1) << (len - lo)) - 1;
-    }
+    uint64_t live[NQ_JOIN_WORDS];
+    nq_join_live_members(len, live);
     for (int c = 0; c < nch; c++) {
         uint64_t (*t)[NQ_JOIN_WORDS] = js->table[c];
-        memcpy(t[0], valid, sizeof valid);
+        memcpy(t[0], live, sizeof live);
         for (int v = 1; v < 1 << cbits; v++) {
             const uint64_t *occ = js->occ[c * cbits + __builtin_ctz((unsigned)v)];
             /* Through a local copy: the compiler cannot see that t[v] never

@@ -51,6 +51,16 @@ typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q
         return total_;                                                                             \
     } while (0)
 
+/* The members a block of len <= NQ_JOIN_BLOCK has, as a 512-bit set:
+ * members past len do not exist and must never be counted. */
+static inline void nq_join_live_members(size_t len, uint64_t live[NQ_JOIN_WORDS])
+{
+    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
+        const size_t lo = (size_t)w * 64;
+        live[w] = len >= lo + 64 ? ~UINT64_C(0) : len <= lo ? 0 : (UINT64_C(1) << (len - lo)) - 1;
+    }
+}
+
 #ifdef NQ_JOIN_X86
 nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;

@@ -115,8 +115,8 @@ typedef struct mitm_scratch {
 static size_t scratch_bytes_for(int h, size_t half_cap, size_t slice_cap)
 {
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
-           3 * (half_cap + 1) * sizeof(uint64_t) + NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap) +
-           (half_cap + 1) * sizeof(uint16_t);
+           3 * (half_cap + 1) * sizeof(uint64_t) +
+           NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap) + (half_cap + 1) * sizeof(uint16_t);
 }
 
 static mitm_scratch carve_scratch(const mitm_plan *p, void *raw)

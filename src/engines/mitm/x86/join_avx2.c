@@ -57,7 +57,8 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const uint64_t *q,
-                     const nq_join_run *runs, size_t nruns, int nch, int cbits)
+                                             const nq_join_run *runs, size_t nruns, int nch,
+                                             int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }

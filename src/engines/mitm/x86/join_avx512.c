@@ -79,31 +79,37 @@ NQ_TARGET_AVX512 static void store_rows(nq_join_scratch *js, int r, const __m512
 NQ_TARGET_AVX512 static void transpose(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
 {
     const __m512i byte_q = _mm512_set_epi8(BYTES_DOWN(BYTE_Q));
-    const __m512i unit = _mm512_set1_epi64((long long)UINT64_C(0x8040201008040201)); /* byte i: 1 << i */
+    /* the interleaves, [0] from the low half of each source, [1] the high */
+    const __m512i pair[2] = {_mm512_set_epi8(BYTES_DOWN(PAIR_LO)),
+                             _mm512_set_epi8(BYTES_DOWN(PAIR_HI))};
+    const __m512i quad[2] = {_mm512_set_epi8(BYTES_DOWN(QUAD_LO)),
+                             _mm512_set_epi8(BYTES_DOWN(QUAD_HI))};
+    const __m512i oct[2] = {_mm512_set_epi8(BYTES_DOWN(OCT_LO)),
+                            _mm512_set_epi8(BYTES_DOWN(OCT_HI))};
+    /* byte i of each qword: 1 << i */
+    const __m512i unit = _mm512_set1_epi64((long long)UINT64_C(0x8040201008040201));
     const int groups = (rows + 7) / 8, halves = rows > 32 ? 2 : 1;
     __m512i y[8][8]; /* y[r][w]: qword q is row 8r + q's word w */
     for (int w = 0; w < NQ_JOIN_WORDS; w++) {
         __m512i x[8];
         for (int t = 0; t < 8; t++) {
             const size_t at = (size_t)w * 64 + (size_t)t * 8;
-            const __mmask8 live = at >= len ? 0 : len - at >= 8 ? 0xff : (__mmask8)((1u << (len - at)) - 1);
+            const __mmask8 live =
+                at >= len ? 0 : len - at >= 8 ? 0xff : (__mmask8)((1u << (len - at)) - 1);
             const __m512i v = _mm512_maskz_loadu_epi64(live, at < len ? b + at : b);
             x[t] = _mm512_gf2p8affine_epi64_epi8(unit, _mm512_permutexvar_epi8(byte_q, v), 0);
         }
         for (int h = 0; h < halves; h++) {
             /* rows 32h .. 32h + 31: pairs of registers, then fours, then all eight */
-            const __m512i pair = h ? _mm512_set_epi8(BYTES_DOWN(PAIR_HI)) : _mm512_set_epi8(BYTES_DOWN(PAIR_LO));
             __m512i p[4], q[2][2];
             for (int i = 0; i < 4; i++)
-                p[i] = _mm512_permutex2var_epi8(x[2 * i], pair, x[2 * i + 1]);
+                p[i] = _mm512_permutex2var_epi8(x[2 * i], pair[h], x[2 * i + 1]);
             for (int i = 0; i < 2; i++)
                 for (int k = 0; k < 2; k++)
-                    q[i][k] = _mm512_permutex2var_epi8(p[2 * i], k ? _mm512_set_epi8(BYTES_DOWN(QUAD_HI)) : _mm512_set_epi8(BYTES_DOWN(QUAD_LO)),
-                                                       p[2 * i + 1]);
+                    q[i][k] = _mm512_permutex2var_epi8(p[2 * i], quad[k], p[2 * i + 1]);
             for (int k = 0; k < 2; k++)
                 for (int o = 0; o < 2; o++)
-                    y[4 * h + 2 * k + o][w] = _mm512_permutex2var_epi8(
-                        q[0][k], o ? _mm512_set_epi8(BYTES_DOWN(OCT_HI)) : _mm512_set_epi8(BYTES_DOWN(OCT_LO)), q[1][k]);
+                    y[4 * h + 2 * k + o][w] = _mm512_permutex2var_epi8(q[0][k], oct[o], q[1][k]);
         }
     }
     for (int r = 0; r < groups; r++)
@@ -137,22 +143,20 @@ NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *
     transpose(js, b, len, rows < 64 ? rows : 64);
     for (int j = 64; j < rows; j++)
         memset(js->occ[j], 0, sizeof js->occ[j]);
-    uint64_t valid[NQ_JOIN_WORDS] __attribute__((aligned(64)));
-    for (int w = 0; w < NQ_JOIN_WORDS; w++) {
-        const size_t lo = (size_t)w * 64;
-        valid[w] = len >= lo + 64 ? ~UINT64_C(0) : len <= lo ? 0 : (UINT64_C(1) << (len - lo)) - 1;
-    }
+    uint64_t live[NQ_JOIN_WORDS] __attribute__((aligned(64)));
+    nq_join_live_members(len, live);
     const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
     for (int c = 0; c < nch; c++) {
         __m512i low[16], high[16];
         subset_ands(low, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits], low_bits,
-                    _mm512_load_si512((const void *)valid));
+                    _mm512_load_si512((const void *)live));
         subset_ands(high, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits + low_bits],
                     high_bits, _mm512_set1_epi64(-1));
         uint64_t(*t)[NQ_JOIN_WORDS] = js->table[c];
         for (int hv = 0; hv < 1 << high_bits; hv++)
             for (int lv = 0; lv < 1 << low_bits; lv++)
-                _mm512_store_si512((void *)t[hv << low_bits | lv], _mm512_and_si512(low[lv], high[hv]));
+                _mm512_store_si512((void *)t[hv << low_bits | lv],
+                                   _mm512_and_si512(low[lv], high[hv]));
     }
 }
 
@@ -183,7 +187,8 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
 }
 
 NQ_TARGET_AVX512 uint64_t nq_join_queries_avx512(const nq_join_scratch *js, const uint64_t *q,
-                       const nq_join_run *runs, size_t nruns, int nch, int cbits)
+                                                 const nq_join_run *runs, size_t nruns, int nch,
+                                                 int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries);
 }
