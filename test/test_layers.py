@@ -8,6 +8,9 @@ include names the layer it reaches into.  Checks that
 * no file outside an engine's folder includes that engine's private
   headers (only engines/engines.h is shared), and
 * no chain of includes leads from a file back to itself.
+
+Its companion test_calls.py checks the same table against what the built
+objects call.
 """
 import os
 import re
@@ -16,8 +19,8 @@ import unittest
 
 SRC = None
 
-# layer -> the layers its files may include (besides its own folder and the
-# public header nqueens/nqueens.h).  Data flows one way: api plans and
+# layer -> the layers its files may include and call (besides its own folder
+# and the public header nqueens/nqueens.h; test_calls.py reads it too).  Data flows one way: api plans and
 # calls run; engines plan with run's scheduling model; journal and run
 # build on core alone.
 LAYERS = {

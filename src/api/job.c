@@ -1,14 +1,39 @@
 /*
- * job.c - the public job calls: plan a job, query it, solve its units.
+ * job.c - the job: planned (the one place, for the public calls and for
+ * the run planner alike), queried, solved unit by unit or by ranges, freed.
  */
 #include <stdlib.h>
 
-#include "api/plan.h"
+#include "api/job.h"
+#include "api/registry.h"
 #include "run/pool.h"
 
 /* Chunks per thread when a caller solves a range without saying how to cut
  * it: enough for the pool to balance uneven units. */
 #define NQ_JOB_CHUNKS_PER_THREAD 64
+
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth)
+{
+    *out = NULL;
+    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
+    if (!ops)
+        return NQ_EINVAL_ENGINE;
+    if (n > nq_engine_max_n(engine))
+        return NQ_EUNSUPPORTED;
+    nq_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NQ_ENOMEM;
+    job->ops = ops;
+    job->n = n;
+    job->threads = threads > 0 ? threads : 1;
+    int ret = ops->plan(job, split_depth);
+    if (ret < 0) {
+        nq_job_free(&job);
+        return ret;
+    }
+    *out = job;
+    return 0;
+}
 
 int nq_job_create(nq_job **out, const nq_settings *s)
 {

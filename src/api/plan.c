@@ -32,29 +32,6 @@ uint64_t nq_plan_durable_chunk_units(const nq_job *job)
     return per ? per : 1;
 }
 
-int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth)
-{
-    *out = NULL;
-    const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
-    if (!ops)
-        return NQ_EINVAL_ENGINE;
-    if (n > nq_engine_max_n(engine))
-        return NQ_EUNSUPPORTED;
-    nq_job *job = calloc(1, sizeof *job);
-    if (!job)
-        return NQ_ENOMEM;
-    job->ops = ops;
-    job->n = n;
-    job->threads = threads > 0 ? threads : 1;
-    int ret = ops->plan(job, split_depth);
-    if (ret < 0) {
-        nq_job_free(&job);
-        return ret;
-    }
-    *out = job;
-    return 0;
-}
-
 /* The engine and split depth of the run of *s (see plan.h).  Reads the
  * journal's header, when there is one, and changes nothing. */
 static void resolve(const nq_settings *s, enum nq_engine *engine, int *split)

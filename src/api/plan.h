@@ -23,6 +23,7 @@
 #ifndef NQ_API_PLAN_H
 #define NQ_API_PLAN_H
 
+#include "api/job.h"
 #include "core/engine.h"
 #include "journal/journal.h"
 #include "run/run.h"
@@ -47,11 +48,6 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
 
 /* Closes the journal (flushing it) and frees the job; accepts a zeroed plan. */
 void nq_plan_close(nq_plan *p);
-
-/* Plans the job for board n on `engine` (never auto), sized for `threads`
- * threads (>= 1), at split_depth (exact, or NQ_SPLIT_AUTO).  Returns 0 and
- * sets *out, or NQ_ENOMEM / NQ_EUNSUPPORTED / NQ_EINVAL_ENGINE. */
-int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth);
 
 /* Units per chunk of a journalled or multi-process run: a function of the
  * job alone, aiming for NQ_PLAN_MAX_CHUNKS chunks at most. */

@@ -1,19 +1,13 @@
 /*
- * registry.c - the engine registry: ids, names, capabilities and the
- * automatic engine choice.
+ * registry.c - the engine registry: which engines are built, their
+ * capabilities and the automatic engine choice (their names are core's,
+ * core/names.c).
  */
-#include <string.h>
-
 #include "api/registry.h"
 #include "engines/engines.h"
 
 /* Smallest N for which auto picks mitm. */
 #define NQ_AUTO_MITM_MIN_N 12
-
-static const char *const engine_names[NQ_ENGINE_COUNT_] = {
-    [NQ_ENGINE_AUTO] = "auto",     [NQ_ENGINE_PLAIN] = "plain", [NQ_ENGINE_MIRROR] = "mirror",
-    [NQ_ENGINE_FULL] = "full",     [NQ_ENGINE_MITM] = "mitm",
-};
 
 const struct nq_engine_ops *nq_engine_ops_for(enum nq_engine engine)
 {
@@ -50,25 +44,6 @@ enum nq_engine nq_auto_engine(int n, int threads)
     if (n <= nq_engine_max_n(NQ_ENGINE_MITM))
         return NQ_ENGINE_MITM;
     return NQ_ENGINE_FULL;
-}
-
-const char *nq_engine_name(enum nq_engine engine)
-{
-    if ((int)engine < 0 || engine >= NQ_ENGINE_COUNT_)
-        return NULL;
-    return engine_names[engine];
-}
-
-int nq_engine_from_name(const char *name, enum nq_engine *engine)
-{
-    if (!name || !engine)
-        return NQ_EINVAL_ARG;
-    for (int e = 0; e < NQ_ENGINE_COUNT_; e++)
-        if (!strcmp(name, engine_names[e])) {
-            *engine = (enum nq_engine)e;
-            return 0;
-        }
-    return NQ_EINVAL_ENGINE;
 }
 
 int nq_engine_has_unique(enum nq_engine engine)

@@ -1,6 +1,7 @@
 /*
- * registry.h - which engines exist, by id and by name, and which one
- * NQ_ENGINE_AUTO picks (the public nq_engine_* calls are in registry.c).
+ * registry.h - which engines exist, by id, and which one NQ_ENGINE_AUTO
+ * picks (the public nq_engine_* calls are in registry.c, but for the
+ * names, in core/names.c).
  */
 #ifndef NQ_API_REGISTRY_H
 #define NQ_API_REGISTRY_H

@@ -873,22 +873,21 @@ int nq_full_class_sizes(int n, uint64_t classes[NQ_SYMMETRIES + 1])
 {
     if (!classes)
         return NQ_EINVAL_ARG;
-    nq_settings s;
-    nq_default_settings(&s);
-    s.n = n;
-    s.threads = 1;
-    s.engine = NQ_ENGINE_FULL;
-    nq_job *job = NULL;
-    int ret = nq_job_create(&job, &s);
-    if (ret < 0)
-        return ret;
-    memset(classes, 0, (NQ_SYMMETRIES + 1) * sizeof *classes);
-    for (uint64_t u = 0; u < job->units; u++) {
-        nq_counts one;
-        full_solve_unit(job, u, &one, classes);
+    if (n < NQ_MIN_N || n > NQ_MAX_N)
+        return NQ_EINVAL_N;
+    /* The engine's own job, planned as nq_job_create() would for one
+     * thread, without going up through the API layer. */
+    nq_job job = {.ops = &nq_engine_full, .n = n, .threads = 1};
+    int ret = full_plan_job(&job, NQ_SPLIT_AUTO);
+    if (ret == 0) {
+        memset(classes, 0, (NQ_SYMMETRIES + 1) * sizeof *classes);
+        for (uint64_t u = 0; u < job.units; u++) {
+            nq_counts one;
+            full_solve_unit(&job, u, &one, classes);
+        }
     }
-    nq_job_free(&job);
-    return 0;
+    full_release(&job);
+    return ret;
 }
 
 const struct nq_engine_ops nq_engine_full = {

@@ -1,0 +1,19 @@
+/*
+ * job.h - making a job: the one place a job is planned and freed.
+ *
+ * nq_job_create() (the public call), nq_plan_open() (a run of nq_count()
+ * or of nqueens-mpi's rank 0) and an MPI worker all plan their job here,
+ * so one engine, board and split depth give the same job whoever asks.
+ */
+#ifndef NQ_API_JOB_H
+#define NQ_API_JOB_H
+
+#include "core/engine.h"
+
+/* Plans the job for board n on `engine` (never auto), sized for `threads`
+ * threads (>= 1), at split_depth (exact, or NQ_SPLIT_AUTO).  Returns 0 and
+ * sets *out (free it with nq_job_free()), or NQ_ENOMEM / NQ_EUNSUPPORTED /
+ * NQ_EINVAL_ENGINE with *out NULL. */
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth);
+
+#endif /* NQ_API_JOB_H */
