@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "core/engine.h"
-#include "engines/mirror/estimate.h"
+#include "engines/mirror/probe.h"
 #include "engines/mirror/subproblem.h"
 #include "run/model.h"
 #include "run/pool.h"
@@ -180,9 +180,9 @@ static void test_estimate_children(void **state)
             long ca = nq_expand_mirror(n, depth, &a);
             long cb = nq_expand_mirror(n, depth + 1, &b);
             assert_true(ca >= 0 && cb >= 0);
-            assert_int_equal(nq_estimate_children(n, a, ca), (uint64_t)cb);
+            assert_int_equal(nq_probe_children(n, a, ca), (uint64_t)cb);
             double *costs = malloc(((size_t)ca + 1) * sizeof *costs);
-            nq_estimate_costs(n, a, ca, nq_estimate_probe_row(n, depth, ca, (uint64_t)cb), costs);
+            nq_probe_costs(n, a, ca, nq_probe_row(n, depth, ca, (uint64_t)cb), costs);
             for (long i = 0; i < ca; i++)
                 assert_true(costs[i] >= 0);
             free(costs);
@@ -199,8 +199,8 @@ static double predict_depth(int n, int depth, int threads, long *units)
     long c = nq_expand_mirror(n, depth, &subs);
     assert_true(c >= 0);
     double *costs = malloc((size_t)c * sizeof *costs + 1);
-    int row = nq_estimate_probe_row(n, depth, c, nq_estimate_children(n, subs, c));
-    nq_estimate_costs(n, subs, c, row, costs);
+    int row = nq_probe_row(n, depth, c, nq_probe_children(n, subs, c));
+    nq_probe_costs(n, subs, c, row, costs);
     nq_model_result r;
     assert_int_equal(nq_model_pool(costs, (size_t)c, threads, &r), 0);
     free(costs);

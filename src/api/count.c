@@ -4,12 +4,12 @@
  *
  * The plan (plan.c) fixes the engine, split depth, unit list and chunking
  * and opens the journal (and, when asked, estimates the run's duration:
- * estimate.c); the run (run/run.c) keeps the ledger of chunks
+ * duration.c); the run (run/run.c) keeps the ledger of chunks
  * and, with a journal or a progress callback, the monitor thread.  Workers
  * only tell each finished chunk to the ledger; the monitor does all the
  * reporting and file I/O.
  */
-#include "api/estimate.h"
+#include "api/duration.h"
 #include "api/plan.h"
 #include "run/pool.h"
 #include "run/run.h"

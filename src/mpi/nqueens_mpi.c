@@ -28,7 +28,7 @@
 
 #include <mpi.h>
 
-#include "api/estimate.h"
+#include "api/duration.h"
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"

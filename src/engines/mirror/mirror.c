@@ -4,7 +4,7 @@
  *
  * The first split_depth rows are expanded (subproblem.c); each subproblem is
  * one unit.  The automatic split depth is chosen with the scheduling model
- * (model.h): the smallest depth whose estimated unit costs (estimate.h)
+ * (model.h): the smallest depth whose estimated unit costs (probe.h)
  * give a predicted pool efficiency of at least NQ_MODEL_TARGET_EFFICIENCY
  * on the requested thread count, with at least NQ_MODEL_MIN_UNITS_PER_THREAD
  * units per thread (progress and checkpoint granularity) and at most
@@ -15,7 +15,7 @@
 
 #include "core/search.h"
 #include "engines/engines.h"
-#include "engines/mirror/estimate.h"
+#include "engines/mirror/probe.h"
 #include "engines/mirror/subproblem.h"
 #include "run/model.h"
 
@@ -32,8 +32,8 @@ static double mirror_predict(int n, int depth, const nq_subproblem *subs, long c
     double *costs = malloc((size_t)count * sizeof *costs);
     if (!costs)
         return NQ_ENOMEM;
-    int row = nq_estimate_probe_row(n, depth, count, nq_estimate_children(n, subs, count));
-    nq_estimate_costs(n, subs, count, row, costs);
+    int row = nq_probe_row(n, depth, count, nq_probe_children(n, subs, count));
+    nq_probe_costs(n, subs, count, row, costs);
     nq_model_result r;
     int ret = nq_model_pool(costs, (size_t)count, threads, &r);
     free(costs);
@@ -62,7 +62,7 @@ static int mirror_auto(nq_job *job, nq_subproblem **subs_out, long *count_out, i
             free(best);
             return NQ_ENOMEM;
         }
-        const uint64_t next = nq_estimate_children(n, subs, count);
+        const uint64_t next = nq_probe_children(n, subs, count);
         const int last = depth == max_depth || next > (uint64_t)NQ_MIRROR_MAX_UNITS ||
                          next == (uint64_t)count; /* deeper splits change nothing */
         double eff = 0;
@@ -132,9 +132,9 @@ static int mirror_estimate(const nq_job *job, double *costs)
 {
     const nq_subproblem *subs = job->plan;
     const long count = (long)job->units;
-    int row = nq_estimate_probe_row(job->n, job->split_depth, count,
-                                    nq_estimate_children(job->n, subs, count));
-    nq_estimate_costs(job->n, subs, count, row, costs);
+    int row = nq_probe_row(job->n, job->split_depth, count,
+                                    nq_probe_children(job->n, subs, count));
+    nq_probe_costs(job->n, subs, count, row, costs);
     return 0;
 }
 

@@ -3,7 +3,7 @@
  * AVX-512BW: the last four levels of a constellation in one pass, as
  * core/x86/search_avx512.h finishes the last four rows of a plain board,
  * with each level's border attacks ORed in and the diagonals moved by the
- * row distance between levels.  full.c includes it when core/search.h has
+ * row distance between levels.  search.c includes it when core/search.h has
  * the AVX-512 finishers.
  */
 #ifndef NQ_FULL_AVX512_H

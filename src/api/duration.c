@@ -1,6 +1,6 @@
 /*
- * estimate.c - the expected duration of a planned run, for
- * nq_settings.estimate (see estimate.h).
+ * duration.c - the expected duration of a planned run, for
+ * nq_settings.estimate (see duration.h).
  *
  * The engine's estimate hook gives every unit a relative cost (engines
  * without one count every unit alike); run/estimate.c times a sample of
@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "api/estimate.h"
+#include "api/duration.h"
 #include "run/estimate.h"
 
 /* What the callbacks of one estimate share. */

@@ -1,9 +1,9 @@
 /*
- * estimate.h - the expected duration of a planned run (implemented in
- * estimate.c), shared by nq_count() and nqueens-mpi's rank 0.
+ * duration.h - the expected duration of a planned run (implemented in
+ * duration.c), shared by nq_count() and nqueens-mpi's rank 0.
  */
-#ifndef NQ_API_ESTIMATE_H
-#define NQ_API_ESTIMATE_H
+#ifndef NQ_API_DURATION_H
+#define NQ_API_DURATION_H
 
 #include "api/plan.h"
 #include "run/run.h"
@@ -21,4 +21,4 @@
  */
 void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads);
 
-#endif /* NQ_API_ESTIMATE_H */
+#endif /* NQ_API_DURATION_H */

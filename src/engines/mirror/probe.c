@@ -1,10 +1,10 @@
 /*
- * estimate.c - depth-limited probes of bitmask subproblems (see estimate.h).
+ * probe.c - depth-limited probes of bitmask subproblems (see probe.h).
  */
 #include "core/search.h"
-#include "engines/mirror/estimate.h"
+#include "engines/mirror/probe.h"
 
-uint64_t nq_estimate_children(int n, const nq_subproblem *subs, long count)
+uint64_t nq_probe_children(int n, const nq_subproblem *subs, long count)
 {
     (void)n; /* bits >= n are set in cols, so ~masks never leave the board */
     uint64_t sum = 0;
@@ -15,7 +15,7 @@ uint64_t nq_estimate_children(int n, const nq_subproblem *subs, long count)
     return sum;
 }
 
-int nq_estimate_probe_row(int n, int depth, long count, uint64_t children)
+int nq_probe_row(int n, int depth, long count, uint64_t children)
 {
     int row = depth + 1;
     if (count <= 0 || row >= n - 1)
@@ -28,7 +28,7 @@ int nq_estimate_probe_row(int n, int depth, long count, uint64_t children)
         growth *= 0.85;
         if (growth < 1.0)
             growth = 1.0;
-        if (nodes * growth > (double)NQ_ESTIMATE_BUDGET)
+        if (nodes * growth > (double)NQ_PROBE_BUDGET)
             break;
         nodes *= growth;
         row++;
@@ -73,7 +73,7 @@ static double probe(int n, uint32_t cols, uint32_t left, uint32_t right, int row
     return w;
 }
 
-void nq_estimate_costs(int n, const nq_subproblem *subs, long count, int probe_row,
+void nq_probe_costs(int n, const nq_subproblem *subs, long count, int probe_row,
                        double *costs)
 {
     if (probe_row > n)
