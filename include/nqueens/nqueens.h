@@ -2,11 +2,12 @@
  * nqueens.h - public interface of libnqueens, an exact N-Queens solution counter.
  *
  * The library counts every placement of N non-attacking queens on an N x N
- * board (1 <= N <= 32).  A count is cut into a deterministic, indexed list of
- * independent subproblems ("units"); an OpenMP task pool solves them and the
- * per-unit counts are summed.  Because the list is deterministic, a run can be
- * split across processes (MPI), journalled and resumed, or profiled unit by
- * unit, all through the job interface below.
+ * board (1 <= N <= 32).  A count is cut into a deterministic, indexed list
+ * of independent subproblems ("units"); a pool of OpenMP threads that
+ * shares them out by its schedule solves them and the per-unit counts are
+ * summed.  Because the list is deterministic, a run can be split across
+ * processes (MPI), journalled and resumed, or profiled unit by unit, all
+ * through the job interface below.
  *
  * Conventions: every function that can fail returns 0 or a negative NQ_E*
  * code; nq_strerror() turns a code into text.  The library never prints.
@@ -79,7 +80,7 @@ enum nq_error {
 enum nq_engine {
     NQ_ENGINE_AUTO = 0, /**< the fastest engine for n and threads */
     NQ_ENGINE_PLAIN,    /**< textbook recursive search; the reference */
-    NQ_ENGINE_MIRROR,   /**< subproblems + task pool + left-right mirror symmetry */
+    NQ_ENGINE_MIRROR,   /**< subproblems + thread pool + left-right mirror symmetry */
     NQ_ENGINE_FULL,     /**< eightfold symmetry; also counts unique solutions */
     NQ_ENGINE_MITM,     /**< meet in the middle: joins quarter-board placements */
     NQ_ENGINE_COUNT_
@@ -110,7 +111,7 @@ typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
  * still to solve is calibrated by timing a small random sample of those
  * units on all the run's threads (wall time, so the machine's load counts),
  * and the scheduling model spreads the calibrated costs over the threads as
- * the task pool will.  When the sample's units outlast its time budget
+ * the pool will.  When the sample's units outlast its time budget
  * (half a second), lower bounds come first (at_least = 1), rising while
  * they run, and the calibrated figure when they finish.
  */
@@ -296,7 +297,7 @@ NQ_API int nq_job_split_depth(const nq_job *job);
 NQ_API uint64_t nq_job_identity(const nq_job *job);
 
 /**
- * Solves units [first, first + count) with the task pool on `threads`
+ * Solves units [first, first + count) with the pool on `threads`
  * threads (0 = OpenMP default) and adds their counts to *sum.
  * Returns 0, NQ_EINVAL_ARG for a range outside the job, or NQ_ECANCELLED
  * if *cancel (may be NULL) was raised; then *sum holds nothing of this call.

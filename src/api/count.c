@@ -1,5 +1,5 @@
 /*
- * count.c - nq_count(): plan the run, solve its chunks with the task pool,
+ * count.c - nq_count(): plan the run, solve its chunks with the pool,
  * and fill the result.
  *
  * The plan (plan.c) fixes the engine, split depth, unit list and chunking

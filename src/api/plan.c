@@ -9,15 +9,15 @@
 #include "run/pool.h"
 
 /* Deepest split nq_plan_default_split() picks: depth 6 already means
- * millions of 16-byte subproblems at N >= 21. */
+ * millions of subproblems from N = 21 on. */
 #define PLAN_MAX_DEFAULT_SPLIT 6
 
 int nq_plan_default_split(int n)
 {
-    /* Each extra board size multiplies the work by ~6.5 and each extra row
-     * of split multiplies the units by ~8-10, so depth n - 15 keeps units
-     * at 0.02..0.3 s on one core for 17 <= n <= 22 (N=20, depth 5: about
-     * 0.1 s a unit on average). */
+    /* Work grows with n about as fast as the units grow with one more row
+     * of split, so a depth that follows n keeps a unit's time about the
+     * same, well under a second on one core (docs/performance.md, "Figures
+     * the code's choices rest on"). */
     int depth = n - 15;
     if (depth < 2)
         depth = 2;

@@ -55,10 +55,9 @@ uint64_t nq_plan_durable_chunk_units(const nq_job *job);
 
 /* Chunks a durable run aims for, at most: fine enough that an interruption
  * loses little and that 1024 workers (16 nodes x 64 threads under MPI) get
- * dozens of chunks each (the scheduling model predicts only 80-87%
- * efficiency there with 4096 chunks, the largest chunk setting the
- * makespan), and coarse enough that the journal stays small (65536 records
- * of 64 bytes = 4 MiB). */
+ * dozens of chunks each (with fewer, the largest chunk sets the makespan:
+ * docs/performance.md, "Figures the code's choices rest on"), and coarse
+ * enough that the journal, one record per chunk, stays a few MiB. */
 #define NQ_PLAN_MAX_CHUNKS 65536u
 
 /* Split depth a new journalled mirror run uses when none is given: a

@@ -29,11 +29,11 @@ int nq_engine_max_n(enum nq_engine engine)
 }
 
 /*
- * The choice, by measurement (docs/performance.md): below N=12 every engine
- * finishes in milliseconds, dominated by starting threads, and mirror plans
- * least; from 12 to mitm's limit, meet in the middle is several times to
- * tens of times faster than the fastest search at every thread count;
- * beyond it, full symmetry does about a quarter of mirror's work.  The
+ * The choice follows the measured speed of the engines (docs/performance.md,
+ * "Figures the code's choices rest on"): on small boards every engine is
+ * done before its threads matter and mirror plans least; from
+ * NQ_AUTO_MITM_MIN_N to mitm's limit meet in the middle is the fastest at
+ * every thread count; beyond it full symmetry does the least work.  The
  * thread count does not change the order, so the choice depends on n alone.
  */
 enum nq_engine nq_auto_engine(int n, int threads)

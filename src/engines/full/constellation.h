@@ -19,8 +19,8 @@
 #include "core/engine.h"
 #include "engines/full/symmetry.h"
 
-/* Smallest n whose planning is worth a parallel region (below it the plan
- * takes a few milliseconds, less than waking the threads may cost). */
+/* Smallest n whose planning is worth a parallel region (below it planning
+ * is too short to pay for waking the threads). */
 #define NQ_FULL_PARALLEL_PLAN_N 16
 
 /* One canonical constellation and the tables its inner search needs. */

@@ -1,6 +1,6 @@
 /*
  * mirror.c - the mirror engine: mirror-symmetric subproblems solved by the
- * task pool with the iterative kernel (core/search.h).
+ * pool with the iterative kernel (core/search.h).
  *
  * The first split_depth rows are expanded (subproblem.c); each subproblem is
  * one unit.  The automatic split depth is chosen with the scheduling model
@@ -8,8 +8,8 @@
  * give a predicted pool efficiency of at least NQ_MODEL_TARGET_EFFICIENCY
  * on the requested thread count, with at least NQ_MODEL_MIN_UNITS_PER_THREAD
  * units per thread (progress and checkpoint granularity) and at most
- * NQ_MIRROR_MAX_UNITS units (memory).  Planning costs a few shallow probes:
- * milliseconds, against seconds for the N where the depth matters.
+ * NQ_MIRROR_MAX_UNITS units (memory).  Planning costs a few shallow probes,
+ * far less than the count at the N where the depth matters.
  */
 #include <stdlib.h>
 

@@ -17,7 +17,8 @@
 
 #include "engines/mirror/subproblem.h"
 
-/* Nodes a probe of a whole unit list may place: a few ms of search. */
+/* Nodes a probe of a whole unit list may place: a short search, next to
+ * the count it plans. */
 #define NQ_PROBE_BUDGET (UINT64_C(1) << 18)
 
 /*
