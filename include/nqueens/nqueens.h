@@ -200,7 +200,8 @@ NQ_API void nq_default_settings(nq_settings *s);
 /**
  * Counts the solutions described by *s into *result.
  * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
- * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG for bad settings, NQ_ENOMEM,
+ * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG / NQ_EUNSUPPORTED for bad settings (as
+ * nq_check_settings() returns them), NQ_ENOMEM,
  * NQ_EJOURNAL_PATH / NQ_EJOURNAL_BUSY / NQ_EJOURNAL_MISMATCH /
  * NQ_EJOURNAL_CORRUPT for a journal that cannot be used (the file is then
  * left untouched; result->detail says why), NQ_EIO when the machine failed
@@ -238,7 +239,11 @@ NQ_API int nq_count(const nq_settings *s, nq_result *result);
  */
 NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
 
-/** nq_check_settings() without the detail line. */
+/**
+ * nq_check_settings() without the detail line.  Returns 0, NQ_EINVAL_N,
+ * NQ_EINVAL_THREADS, NQ_EINVAL_ENGINE, NQ_EINVAL_SPLIT, NQ_EINVAL_ARG or
+ * NQ_EUNSUPPORTED, as it does.
+ */
 NQ_API int nq_validate_settings(const nq_settings *s);
 
 /** Text for an error code; never NULL. */
@@ -247,7 +252,11 @@ NQ_API const char *nq_strerror(int code);
 /** Engine name ("auto", "plain", "mirror", "full", "mitm"), or NULL if out of range. */
 NQ_API const char *nq_engine_name(enum nq_engine engine);
 
-/** Looks an engine up by name.  Returns 0 and sets *engine, or NQ_EINVAL_ENGINE. */
+/**
+ * Looks an engine up by name.  Returns 0 and sets *engine,
+ * NQ_EINVAL_ENGINE for a name that is no engine's, or NQ_EINVAL_ARG when
+ * name or engine is NULL.
+ */
 NQ_API int nq_engine_from_name(const char *name, enum nq_engine *engine);
 
 /** The engine that NQ_ENGINE_AUTO picks for n and threads (0 = default). */
@@ -272,8 +281,11 @@ typedef struct nq_job nq_job;
 
 /**
  * Plans a run: validates *s, resolves the engine and split depth, and builds
- * the unit list.  Returns 0 and sets *job, or a settings error / NQ_ENOMEM.
- * The journal, progress and cancel fields are ignored here.
+ * the unit list.  Returns 0 and sets *job; or NQ_EINVAL_ARG when job is
+ * NULL; or, with *job set to NULL, the code nq_check_settings() gives for
+ * settings it refuses (NQ_EINVAL_N, NQ_EINVAL_THREADS, NQ_EINVAL_ENGINE,
+ * NQ_EINVAL_SPLIT, NQ_EINVAL_ARG, NQ_EUNSUPPORTED), or NQ_ENOMEM.  The
+ * journal, progress and cancel fields are ignored here.
  */
 NQ_API int nq_job_create(nq_job **job, const nq_settings *s);
 
@@ -299,8 +311,10 @@ NQ_API uint64_t nq_job_identity(const nq_job *job);
 /**
  * Solves units [first, first + count) with the pool on `threads`
  * threads (0 = OpenMP default) and adds their counts to *sum.
- * Returns 0, NQ_EINVAL_ARG for a range outside the job, or NQ_ECANCELLED
- * if *cancel (may be NULL) was raised; then *sum holds nothing of this call.
+ * Returns 0; NQ_EINVAL_ARG for a NULL job or sum, a range outside the job
+ * or a negative thread count; NQ_ENOMEM when the threads' working memory
+ * cannot be had; or NQ_ECANCELLED if *cancel (may be NULL) was raised.  On
+ * an error *sum holds nothing of this call.
  */
 NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
                         nq_cancel_flag *cancel, nq_counts *sum);
@@ -308,7 +322,8 @@ NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads
 /**
  * Solves one unit on the calling thread (no pool) and stores its counts in
  * *out.  Thread-safe: several threads may call it on one job at once.
- * Returns 0 or NQ_EINVAL_ARG.
+ * Returns 0, NQ_EINVAL_ARG (a NULL job or out, or a unit past the job's
+ * last) or NQ_ENOMEM (the engine's working memory cannot be had).
  */
 NQ_API int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out);
 
