@@ -8,6 +8,9 @@
  * under the eight symmetries with the rotation and reflection written out
  * here, and compares the number of classes and how many have 2, 4 or 8
  * members with what the engine reports (through an internal hook).
+ *
+ * The estimate hook's threads are counted in /proc/self/task: it must not
+ * start more than the job's thread count, whatever the OpenMP default.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,8 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include <dirent.h>
 
+#include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/engine.h"
 #include "count_util.h"
 #include "engines/full/full.h"
 #include "known.h"
@@ -203,9 +212,58 @@ static void test_full_class_sizes_independent(void **state)
     }
 }
 
+/* Threads of this process now, or -1 where /proc cannot tell. */
+static int threads_now(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
+        return -1;
+    int count = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        count += e->d_name[0] != '.';
+    closedir(dir);
+    return count;
+}
+
+/* The estimate hook of a job planned for t threads, with an OpenMP default
+ * of 16, leaves the process with at most t threads (OpenMP keeps the
+ * threads of a region alive, so they are still there to count).  Runs
+ * first, before any other test has started threads. */
+static void test_full_estimate_keeps_to_its_threads(void **state)
+{
+    (void)state;
+#ifdef _OPENMP
+    if (threads_now() != 1)
+        skip();
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(16);
+    for (int t = 1; t <= 2; t++) {
+        nq_settings s;
+        nq_default_settings(&s);
+        s.n = 12;
+        s.threads = t;
+        s.engine = NQ_ENGINE_FULL;
+        nq_job *job = NULL;
+        assert_int_equal(nq_job_create(&job, &s), 0);
+        double *costs = calloc(job->units, sizeof *costs);
+        assert_non_null(costs);
+        assert_int_equal(job->ops->estimate(job, costs), 0);
+        free(costs);
+        nq_job_free(&job);
+        const int now = threads_now();
+        if (now > t)
+            fail_msg("estimate of a %d-thread job: %d threads", t, now);
+    }
+    omp_set_num_threads(saved);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_estimate_keeps_to_its_threads),
         cmocka_unit_test(test_full_matches_table_and_plain),
         cmocka_unit_test(test_full_split_depths),
         cmocka_unit_test(test_full_units_sum),
