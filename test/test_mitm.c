@@ -165,11 +165,11 @@ static void test_unit_weights(void **state)
     }
 }
 
-/* A test knob of the engine, read when a job is planned: knob(0) and
- * knob(1) set the two ways to compare, knob(-1) the default. */
-typedef void (*mitm_knob)(int way);
+/* A tuning of the engine, passed when a job is planned: knob(t, 0) and
+ * knob(t, 1) set the two ways to compare in the default tuning t. */
+typedef void (*mitm_knob)(nq_mitm_tuning *t, int way);
 
-/* Plans board n with knob(0) and with knob(1): both plans have the same
+/* Plans board n with knob 0 and with knob 1: both plans have the same
  * identity, and every unit the same count (n <= 13), or both jobs the
  * known total (larger n). */
 static void compare_ways(int n, mitm_knob knob, const char *way0, const char *way1)
@@ -181,10 +181,13 @@ static void compare_ways(int n, mitm_knob knob, const char *way0, const char *wa
     s.engine = NQ_ENGINE_MITM;
     int ret = 0;
     for (int way = 0; way < 2; way++) {
-        knob(way);
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        knob(&t, way);
         ret |= nq_job_create(&job[way], &s);
+        if (ret == 0)
+            ret |= nq_mitm_replan(job[way], &t);
     }
-    knob(-1);
     assert_int_equal(ret, 0);
     assert_true(nq_job_identity(job[0]) == nq_job_identity(job[1]));
     const uint64_t units = nq_job_units(job[0]);
@@ -206,25 +209,19 @@ static void compare_ways(int n, mitm_knob knob, const char *way0, const char *wa
     nq_job_free(&job[1]);
 }
 
-static void batch_knob(int way)
+static void batch_knob(nq_mitm_tuning *t, int way)
 {
-    nq_mitm_batch_limit = way == 1; /* 1: batches as small as allowed */
+    t->batch_limit = way == 1; /* 1: batches as small as allowed */
 }
 
-static void walk_knob(int way)
+static void walk_knob(nq_mitm_tuning *t, int way)
 {
-    nq_mitm_walk_slices = way == 1;
+    t->walk_slices = way == 1;
 }
 
-static void key_knob(int way)
+static void key_knob(nq_mitm_tuning *t, int way)
 {
-    static size_t default_min;
-    static int saved;
-    if (!saved) {
-        default_min = nq_mitm_key_min;
-        saved = 1;
-    }
-    nq_mitm_key_min = way == 0 ? SIZE_MAX : way == 1 ? 0 : default_min;
+    t->key_min = way == 0 ? SIZE_MAX : 0;
 }
 
 /* Half-boards in batches far smaller than a side (the store's largest
@@ -266,10 +263,11 @@ static void test_unit_sums(void **state)
         nq_default_settings(&s);
         s.n = n;
         s.engine = NQ_ENGINE_MITM;
-        nq_mitm_walk_slices = n <= 16;
-        const int ret = nq_job_create(&job, &s);
-        nq_mitm_walk_slices = 0;
-        assert_int_equal(ret, 0);
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        t.walk_slices = n <= 16;
+        assert_int_equal(nq_job_create(&job, &s), 0);
+        assert_int_equal(nq_mitm_replan(job, &t), 0);
         const uint64_t units = nq_job_units(job), step = units / 7 + 1;
         nq_counts sum = {0, 0};
         for (uint64_t first = 0; first < units; first += step)

@@ -4,27 +4,26 @@
  * placed beforehand, and pairing a north placement with the filtered
  * south ones.
  *
- * mitm.c holds the portable loops and, in each, the one choice between
- * them and the AVX-512 ones of x86/half_avx512.h, which a build targeting
- * AVX-512 (-march=native on such a CPU) includes.  All are branch-free:
- * which placements pass is unpredictable, and the loops are short.
+ * The portable loops are in half.c (pairing) and quarter_slice.c
+ * (filtering); this header is the one place that chooses between them and
+ * the AVX-512 ones of x86/half_avx512.h: a build that targets AVX-512F
+ * (-march=native on such a CPU) gets those, and NQ_HALF_AVX512 tells each
+ * loop to hand its work to them.  This choice is made at compile time
+ * because the loops are inlined into their callers; the join's kernels,
+ * called once per block, are chosen at run time (join_kernels.c).  All
+ * are branch-free: which placements pass is unpredictable, and the loops
+ * are short.
  */
 #ifndef NQ_HALF_KERNELS_H
 #define NQ_HALF_KERNELS_H
 
 #include <stdint.h>
 
-/* Where a quarter's placements go on the board: shifts from local to
- * global diagonal masks, the row offset that moves its masks into the
- * north quarter's frame for the conflict word, the shift from global
- * diagonals to signature bits (N - h) and the signature bits per diagonal
- * family (2h - 1), and the diagonals (global masks) of the queens placed
- * beforehand, which it must avoid. */
-typedef struct nq_quarter_frame {
-    int to_global1, to_global2;
-    int to_north;
-    int to_shared, shared_bits;
-    uint64_t p1, p2;
-} nq_quarter_frame;
+#include "engines/mitm/quarter_frame.h"
+
+/* The build's choice of half-board loops (see above). */
+#if defined(__AVX512F__)
+#include "engines/mitm/x86/half_avx512.h"
+#endif
 
 #endif /* NQ_HALF_KERNELS_H */

@@ -42,8 +42,7 @@
 #define NQ_JOIN_BLOCK_KEYS 64
 /* A block that holds this many members ends where the next key starts:
  * a query run that meets only that key then pays for a block of it alone
- * (at N = 22 about 4% fewer query-block pairs and runs than filling every
- * block to 512). */
+ * (fewer query-block pairs and runs than filling every block to 512). */
 #define NQ_JOIN_BLOCK_FULL 256
 
 /* A run of the query list joined with one block: members begin .. end - 1,

@@ -3,8 +3,8 @@
  * tables and the query loop over its runs, as each architecture implements
  * them (see join.c for the method).
  *
- * join.c holds the portable versions and the one table that picks a
- * kernel's pair; x86/join_avx2.c and x86/join_avx512.c hold the
+ * join_kernels.c holds the portable versions and the one table that picks
+ * a kernel's pair; x86/join_avx2.c and x86/join_avx512.c hold the
  * vector ones, each compiled for its own instruction set (a target
  * attribute on every function), so any x86-64 build carries them and the
  * CPU decides at run time.
@@ -60,6 +60,15 @@ static inline void nq_join_live_members(size_t len, uint64_t live[NQ_JOIN_WORDS]
         live[w] = len >= lo + 64 ? ~UINT64_C(0) : len <= lo ? 0 : (UINT64_C(1) << (len - lo)) - 1;
     }
 }
+
+/* A kernel's two loops. */
+typedef struct nq_join_loops {
+    nq_join_build_fn *build;
+    nq_join_queries_fn *queries;
+} nq_join_loops;
+
+/* The loops of the kernel in use (nq_join_kernel_in_use). */
+const nq_join_loops *nq_join_loops_in_use(void);
 
 #ifdef NQ_JOIN_X86
 nq_join_build_fn nq_join_build_avx512;

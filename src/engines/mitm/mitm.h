@@ -1,6 +1,6 @@
 /*
  * mitm.h - internals of the meet-in-the-middle engine that tests reach: its
- * limits and the switches that force its rare paths on small boards (what
+ * limits and the tuning that forces its rare paths on small boards (what
  * a unit stands for and the memory a run needs are public: nqueens.h).
  */
 #ifndef NQ_MITM_H
@@ -12,29 +12,39 @@
 #include "core/engine.h"
 
 /* Board sizes the engine joins quarters for.  Below the range it solves the
- * board in one unit by a trivial search; above it, plan() returns
+ * board in one unit by a trivial search; above it, planning returns
  * NQ_EUNSUPPORTED (the slices of N = 28 lack a capacity table, and their
  * signatures and row sets would still fit). */
 #define NQ_MITM_MIN_N 4
 #define NQ_MITM_MAX_N 27
 
-/* Largest quarter side whose store a job builds: 0.5 GiB at h = 11 (N = 22,
- * 23).  Larger boards walk each slice's rows instead (quarter_slice.h). */
+/* Largest quarter side whose store a job builds (nq_quarter_store_bytes
+ * says how much it takes).  Larger boards walk each slice's rows instead
+ * (quarter_slice.h). */
 #define NQ_MITM_STORE_MAX_H 11
 
-/* For tests: when non-zero, jobs planned afterwards build half-boards in
- * batches of at most this many (never fewer than the largest store group),
- * so that the paths for east and west lists too long for one batch, which
- * real boards never take, run on small ones.  0, the default: no limit. */
-extern size_t nq_mitm_batch_limit;
+/* How a job solves its units, where it may differ from the default: the
+ * tests force the paths that real boards take only at sizes they cannot
+ * afford.  None of it changes what a unit counts, or the identity. */
+typedef struct nq_mitm_tuning {
+    /* When non-zero, half-boards are built in batches of at most this many
+     * (never fewer than the largest store group), so that the paths for
+     * east and west lists too long for one batch run on small boards. */
+    size_t batch_limit;
+    /* When non-zero, no quarter store is built and every slice walks its
+     * rows, as boards past NQ_MITM_STORE_MAX_H do. */
+    int walk_slices;
+    /* A unit is joined with key bits (join.h) only when its west list has
+     * at least this many halves (0 or SIZE_MAX force either path). */
+    size_t key_min;
+} nq_mitm_tuning;
 
-/* For tests: when non-zero, jobs planned afterwards build no quarter store
- * and walk every slice's rows, as boards past NQ_MITM_STORE_MAX_H do. */
-extern int nq_mitm_walk_slices;
+/* The tuning every job is planned with. */
+void nq_mitm_default_tuning(nq_mitm_tuning *t);
 
-/* Jobs planned afterwards join a unit with key bits (join.h) only when its
- * west list has at least this many halves.  Tests set it to 0 or SIZE_MAX
- * to run either path on small boards. */
-extern size_t nq_mitm_key_min;
+/* Plans the mitm job again, with tuning t.  Returns 0, NQ_EINVAL_ARG when
+ * job is not a mitm job, or what planning returns (the job is then only
+ * fit to be freed). */
+int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);
 
 #endif /* NQ_MITM_H */

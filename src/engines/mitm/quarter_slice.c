@@ -14,12 +14,6 @@
 
 #include "engines/mitm/quarter_slice.h"
 
-/* The build's choice of the filter loop: the AVX-512 one when it targets
- * AVX-512F. */
-#if defined(__AVX512F__)
-#include "engines/mitm/x86/half_avx512.h"
-#endif
-
 /* Most placements on one row set, per side h, as walking every row set
  * counts them. */
 static const uint32_t max_slice[] = {
@@ -70,7 +64,7 @@ static size_t filter_group(const nq_quarter_frame *f, const uint64_t *g, uint32_
                            uint64_t *cw, uint64_t *sig)
 {
 #ifdef NQ_HALF_AVX512
-    return nq_filter_quarter_avx512(f, g, len, cw, sig);
+    return nq_filter_group_avx512(f, g, len, cw, sig);
 #else
     size_t kept = 0;
     for (uint32_t j = 0; j < len; j++) {

@@ -1,9 +1,9 @@
 /*
- * half_avx512.h - the half-board loops of mitm.c for x86-64 with
- * AVX-512F, eight 64-bit placements or signatures per vector: the lanes
- * that pass a test are packed together by a compress (see
- * half_kernels.h; each function's contract is the portable one's in
- * mitm.c).  Included only by builds that target AVX-512F.
+ * half_avx512.h - the half-board loops for x86-64 with AVX-512F, eight
+ * 64-bit placements or signatures per vector: the lanes that pass a test
+ * are packed together by a compress.  Each function's contract is the
+ * portable loop's (quarter_slice.c's filter, half.c's pair_group).
+ * Included only by half_kernels.h, in builds that target AVX-512F.
  */
 #ifndef NQ_HALF_AVX512_H
 #define NQ_HALF_AVX512_H
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engines/mitm/half_kernels.h"
+#include "engines/mitm/quarter_frame.h"
 
 #define NQ_HALF_AVX512 1
 
@@ -33,8 +33,8 @@ static inline size_t nq_half_store_lanes(uint64_t *to, __mmask8 m, __m512i v)
     return (size_t)k;
 }
 
-/* filter_quarter(), eight placements at a time. */
-static inline size_t nq_filter_quarter_avx512(const nq_quarter_frame *f, const uint64_t *g,
+/* quarter_slice.c's filter loop (filter_group), eight placements at a time. */
+static inline size_t nq_filter_group_avx512(const nq_quarter_frame *f, const uint64_t *g,
                                               uint32_t len, uint64_t *cw, uint64_t *sig)
 {
     const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;

@@ -1,0 +1,178 @@
+/*
+ * half.c - a unit's half-boards: a thread's scratch laid out, the slices
+ * of one side prepared, and the pairing of a north and a south placement
+ * over complementary column sets into the signatures the join takes.
+ *
+ * Rows and columns of a half-board are right by construction (each quarter
+ * placement holds its own rows, the two take complementary column sets),
+ * so only diagonals are tested: the conflict word of each placement holds
+ * both diagonal families in the north quarter's frame, and one AND tests a
+ * pair.  The pairing loop (pair_group) is the hot one; its vector form is
+ * chosen in half_kernels.h.
+ */
+#include "engines/mitm/mitm_plan.h"
+
+size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap)
+{
+    return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
+           3 * (half_cap + 1) * sizeof(uint64_t) +
+           NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap) + (half_cap + 1) * sizeof(uint16_t);
+}
+
+mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
+{
+    mitm_scratch s;
+    s.quarter = raw;
+    uintptr_t at = (uintptr_t)(s.quarter + NQ_QUARTERS);
+    s.js = (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
+    s.east = (uint64_t *)(s.js + 1);
+    s.west = s.east + p->half_cap + 1;
+    s.split = s.west + p->half_cap + 1;
+    char *slices = (char *)(s.split + p->half_cap + 1);
+    const size_t bytes = nq_quarter_slice_bytes(p->h, p->slice_cap);
+    for (int q = 0; q < NQ_QUARTERS; q++)
+        if (!s.quarter[q].cw) /* still zero: the thread's first unit of the run */
+            nq_quarter_slice_init(&s.quarter[q], p->h, p->slice_cap, slices + (size_t)q * bytes);
+    s.tag = (uint16_t *)(slices + NQ_QUARTERS * bytes);
+    return s;
+}
+
+/* The frame of the quarter with origin (r0, c0), r0 = 0 (north) or N - h
+ * (south), for pre-placed queens on the global diagonals p1, p2.
+ *
+ * Global diagonals: a queen at board (r, c) is on sum diagonal r + c and
+ * difference diagonal r - c + N - 1.  A quarter at origin (r0, c0) holds
+ * local masks (bit i + j, bit i - j + h - 1), so its global masks are the
+ * local ones shifted by r0 + c0 and r0 - c0 + N - h (never negative as
+ * c0 <= N - h).  Shared diagonals (those with squares in both halves) are
+ * sum diagonals N-h .. N+h-2 and difference diagonals N-h .. N+h-2; the
+ * signature holds them as bits 0 .. 2h-2 and 2h-1 .. 4h-3.  A south
+ * quarter's conflict words move into the north frame, N - h rows up. */
+static nq_quarter_frame quarter_frame(const mitm_plan *p, int r0, int c0, uint64_t p1,
+                                      uint64_t p2)
+{
+    const int n = p->n, h = p->h;
+    return (nq_quarter_frame){r0 + c0, r0 - c0 + n - h, r0, n - h, 2 * h - 1, p1, p2};
+}
+
+/* Makes the slices of one side (columns from c0) hold its quarters'
+ * placements on rows_n and rows_s that miss p1 and p2. */
+void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
+                          uint32_t rows_s, uint64_t p1, uint64_t p2)
+{
+    const nq_quarter_store *store = p->use_store ? &p->qs : NULL;
+    const int c0 = west ? 0 : p->n - p->h;
+    const nq_quarter_frame fn = quarter_frame(p, 0, c0, p1, p2);
+    const nq_quarter_frame fs = quarter_frame(p, p->n - p->h, c0, p1, p2);
+    nq_quarter_slice_fill(&s->quarter[west ? NQ_NW : NQ_NE], store, p->h, rows_n, &fn);
+    nq_quarter_slice_fill(&s->quarter[west ? NQ_SW : NQ_SE], store, p->h, rows_s, &fs);
+}
+
+void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
+                        const nq_quarter_slice *south, uint32_t avail, uint64_t avoid)
+{
+    it->north = north;
+    it->south = south;
+    it->avail = avail;
+    it->avoid = avoid;
+    it->k = __builtin_popcount(north->rows);
+    it->cols = (UINT32_C(1) << it->k) - 1;
+    it->next_i = 0;
+    it->done = 0;
+}
+
+/* Moves to the next k-subset of the h columns, or marks the walk done. */
+static void half_next_cols(half_iter *it, int h)
+{
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    if (it->k == 0 || it->cols >= (hm & ~(hm >> it->k))) { /* top k bits: last subset */
+        it->done = 1;
+        return;
+    }
+    it->cols = nq_next_same_popcount(it->cols);
+    it->next_i = 0;
+}
+
+/*
+ * Hot loop: pairs one placement, with conflict word cw and signature sig,
+ * with each of the ns placements of a group of the other quarter, writing
+ * sig | group_sig[j] to out for each j whose conflict word misses cw and
+ * whose signature misses `avoid`, packed; returns how many.  Rows and
+ * columns are disjoint by construction, so one AND tests both diagonal
+ * families; the test is symmetric, so either quarter may be the group.
+ * out needs ns + 1 slots.
+ */
+static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
+                                const uint64_t *group_sig, size_t ns, uint64_t avoid,
+                                uint64_t *out)
+{
+#ifdef NQ_HALF_AVX512
+    return nq_pair_group_avx512(cw, sig, group_cw, group_sig, ns, avoid, out);
+#else
+    size_t count = 0;
+    /* Branch-free: always write, advance only when compatible. */
+    for (size_t j = 0; j < ns; j++) {
+        out[count] = sig | group_sig[j];
+        count += ((cw & group_cw[j]) | (avoid & group_sig[j])) == 0;
+    }
+    return count;
+#endif
+}
+
+/*
+ * Writes the signatures (ORed with sig_or) of the side's next half-boards
+ * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
+ * how many; fewer than all only when out is full, and then it->done stays 0
+ * and the next call resumes.  A half-board is a placement of the north
+ * slice and one of the south slice over complementary subsets of `avail`,
+ * not attacking each other, neither having a signature bit of `avoid`.
+ * The slices hold only placements that miss the queens placed beforehand
+ * (quarter_slice.h); `avoid` holds the diagonals of one more such queen
+ * when a side is built for several of them (see mitm_solve).
+ */
+size_t nq_mitm_half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint64_t *out,
+                         size_t cap)
+{
+    const nq_quarter_slice *north = it->north, *south = it->south;
+    const uint64_t avoid = it->avoid;
+    size_t count = 0;
+    while (!it->done) {
+        if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
+            half_next_cols(it, p->h);
+            continue;
+        }
+        const uint32_t south_cols = it->avail & ~it->cols;
+        const size_t ns = south->size[south_cols];
+        const size_t nn = ns ? north->size[it->cols] : 0;
+        if (it->next_i < nn) {
+            const uint64_t *south_cw = south->cw + south->first[south_cols];
+            const uint64_t *south_sig = south->sig + south->first[south_cols];
+            const uint64_t *north_cw = north->cw + north->first[it->cols];
+            const uint64_t *north_sig = north->sig + north->first[it->cols];
+            /* Few south placements, many north ones, all pairs fit: the
+             * pairing is symmetric, so loop over the south group outside
+             * and fill whole vectors with north placements inside. */
+            if (it->next_i == 0 && ns < nn && nn * ns <= cap - count) {
+                for (size_t j = 0; j < ns; j++)
+                    if (!(south_sig[j] & avoid))
+                        count += pair_group(south_cw[j], south_sig[j] | sig_or, north_cw,
+                                            north_sig, nn, avoid, out + count);
+                half_next_cols(it, p->h);
+                continue;
+            }
+            /* The north placements whose pairs surely fit: at most ns each. */
+            const size_t fit = (cap - count) / ns;
+            const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
+            for (size_t i = it->next_i; i < end; i++)
+                if (!(north_sig[i] & avoid))
+                    count += pair_group(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
+                                        ns, avoid, out + count);
+            if (end < nn) { /* full: resume at the first north placement left */
+                it->next_i = (uint32_t)end;
+                return count;
+            }
+        }
+        half_next_cols(it, p->h);
+    }
+    return count;
+}

@@ -1,0 +1,195 @@
+/*
+ * join_sort.c - ordering the two lists of a join by class and key (see
+ * join.h): the bits sampled, the key picked, and a counting sort that cuts
+ * the class and key bits out of the stored signatures.
+ *
+ * Two members whose keys share a bit cannot match, so a join over sorted
+ * lists skips whole runs (join.c); the key takes the bits the most
+ * sampled pairs share, best on top, so consecutive keys, and the members
+ * of one block, agree on the bits that skip the most.  Builds for a CPU
+ * with AVX-512 BITALG gather a member's key and class bits with one bit
+ * shuffle (tags_avx512), chosen at compile time like the half-board loops
+ * (half_kernels.h): it is inlined into the sort's first pass.
+ */
+#include <string.h>
+
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
+
+#include "engines/mitm/join.h"
+
+void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
+{
+    const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
+                          : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
+                                                         : n / 256;
+    const size_t step = n > sample ? n / sample : 1;
+    const uint64_t mask = bits < 64 ? (UINT64_C(1) << bits) - 1 : ~UINT64_C(0);
+    for (size_t i = 0; i < n; i += step)
+        /* Visit only the set bits: x &= x - 1 clears the lowest one. */
+        for (uint64_t x = v[i] & mask; x; x &= x - 1)
+            count[__builtin_ctzll(x)]++;
+}
+
+void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
+                      nq_join_order *o)
+{
+    int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
+    o->key_mask = 0;
+    o->key_bits = 0;
+    while (o->key_bits < key_bits) {
+        int best = -1;
+        uint64_t best_pairs = 0;
+        for (int j = 0; j < bits; j++) {
+            const uint64_t pairs = (uint64_t)count_a[j] * count_b[j];
+            if (!((o->key_mask | o->class_mask) >> j & 1) && pairs > best_pairs) {
+                best = j;
+                best_pairs = pairs;
+            }
+        }
+        if (best < 0) /* no bit left that any sampled pair shares */
+            break;
+        o->key_mask |= UINT64_C(1) << best;
+        rank_of[best] = o->key_bits++;
+    }
+    /* Packed bit i (the i-th lowest bit of the mask) becomes key bit
+     * key_bits - 1 - rank: the best bit on top. */
+    int to[NQ_JOIN_KEY_BITS_MAX], i = 0;
+    for (uint64_t m = o->key_mask; m; m &= m - 1) { /* m & (m - 1): the next set bit */
+        to[i] = o->key_bits - 1 - rank_of[__builtin_ctzll(m)];
+        o->key_pos[to[i++]] = (uint8_t)__builtin_ctzll(m);
+    }
+    for (uint32_t packed = 0; packed < (UINT32_C(1) << o->key_bits); packed++) {
+        uint32_t key = 0;
+        for (int b = 0; b < o->key_bits; b++)
+            key |= (packed >> b & 1) << to[b];
+        o->key_of[packed] = (uint16_t)key;
+    }
+}
+
+/* The bits of v under mask, packed into the low bits in their order. */
+static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
+{
+#ifdef __BMI2__
+    return _pext_u64(v, mask);
+#else
+    uint64_t out = 0;
+    for (int i = 0; mask; mask &= mask - 1, i++) /* mask & (mask - 1): next set bit */
+        out |= (v >> __builtin_ctzll(mask) & 1) << i;
+    return out;
+#endif
+}
+
+/* The sort works on four parts of the list at once, each with its own
+ * counters: members in a row of one bucket would otherwise wait on each
+ * other's counter updates (store to load), as a bucket holds many. */
+#define SORT_PARTS 4
+
+/* A member's tag, kept in the tag array while it is sorted: its key (low
+ * key_bits bits) and above it its two class bits as they stand.  A bucket
+ * (class << key_bits | key) is one tag, or two for class 1 (either class
+ * bit).  Tags live apart from the signatures so that the first pass only
+ * reads the list (a quarter of the bytes written back). */
+#define TAG_VALUES (4 * NQ_JOIN_KEYS_MAX)
+
+static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
+{
+    return (uint16_t)(o->key_of[gather_bits(v, o->key_mask)] |
+                      gather_bits(v, o->class_mask) << o->key_bits);
+}
+
+#if defined(__AVX512BITALG__) && defined(__AVX512BW__)
+/* The control of a bit shuffle that gathers signature bits pos[0 .. n)
+ * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, and what
+ * they gather is masked off (tags_avx512). */
+static uint64_t shuffle_control(const uint8_t *pos, int n)
+{
+    uint64_t control = UINT64_C(0x3f3f3f3f3f3f3f3f);
+    for (int i = 0; i < n; i++)
+        control = (control & ~(UINT64_C(0xff) << 8 * i)) | (uint64_t)pos[i] << 8 * i;
+    return control;
+}
+
+/* The tags of src[0 .. 8k) of each of the four parts of length part (the
+ * parts start part apart) into tag[], counted, for keys of at most 8 bits:
+ * vpshufbitqmb gathers the key bits of eight members into one byte each of
+ * a 64-bit mask, and a second one their class bits; the tags are counted
+ * four parts interleaved.  Returns 8k. */
+static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order *o, uint16_t *tag,
+                          uint32_t count[SORT_PARTS][TAG_VALUES])
+{
+    uint8_t class_pos[2] = {63, 63}, nclass = 0;
+    for (uint64_t m = o->class_mask; m; m &= m - 1) /* m & (m - 1): the next set bit */
+        class_pos[nclass++] = (uint8_t)__builtin_ctzll(m);
+    const __m512i key_ctl = _mm512_set1_epi64((long long)shuffle_control(o->key_pos, o->key_bits));
+    const __m512i class_ctl = _mm512_set1_epi64((long long)shuffle_control(class_pos, 2));
+    const int kb = o->key_bits;
+    /* each byte's key bits and class bits (its other bits gathered bit 63) */
+    const uint64_t key_bytes = UINT64_C(0x0101010101010101) * ((1u << kb) - 1);
+    const uint64_t class_bytes = UINT64_C(0x0101010101010101) * ((1u << nclass) - 1);
+    const size_t whole = part & ~(size_t)7;
+    for (size_t j = 0; j < whole; j += 8) {
+        uint64_t keys[SORT_PARTS], classes[SORT_PARTS];
+        for (int p = 0; p < SORT_PARTS; p++) {
+            const __m512i v = _mm512_loadu_si512(src + p * part + j);
+            keys[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, key_ctl) & key_bytes;
+            classes[p] = (uint64_t)_mm512_bitshuffle_epi64_mask(v, class_ctl) & class_bytes;
+            /* Byte l of each mask is member l's: widen each to a 16-bit lane. */
+            const __m128i k = _mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)keys[p]));
+            const __m128i c = _mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long)classes[p]));
+            _mm_storeu_si128((__m128i *)(tag + p * part + j),
+                             _mm_or_si128(k, _mm_slli_epi16(c, kb)));
+        }
+        for (int l = 0; l < 8; l++)
+            for (int p = 0; p < SORT_PARTS; p++)
+                count[p][(keys[p] >> 8 * l & 0xff) | (classes[p] >> 8 * l & 0xff) << kb]++;
+    }
+    return whole;
+}
+#endif
+
+void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+                  uint64_t *dst, nq_join_list *out)
+{
+    const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
+    const int kb = o->key_bits;
+    const uint32_t keys = UINT32_C(1) << kb;
+    uint32_t count[SORT_PARTS][TAG_VALUES];
+    for (int p = 0; p < SORT_PARTS; p++)
+        memset(count[p], 0, 4 * keys * sizeof count[p][0]);
+    size_t j = 0;
+#if defined(__AVX512BITALG__) && defined(__AVX512BW__)
+    if (kb <= 8)
+        j = tags_avx512(src, part, o, tag, count);
+#endif
+    for (; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            count[p][tag[p * part + j] = tag_of(src[p * part + j], o)]++;
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o)]++;
+    /* Buckets in order, each its tags' parts in turn; count becomes each
+     * tag's next slot in its part. */
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < NQ_JOIN_MAX_CLASSES * keys; b++) {
+        const uint32_t c = b >> kb, k = b & (keys - 1);
+        const uint32_t tags[2] = {k | (c == 2 ? 3 : c) << kb, k | 2 << kb};
+        out->start[b] = sum;
+        for (int i = 0; i < (c == 1 ? 2 : 1); i++)
+            for (int p = 0; p < SORT_PARTS; p++) {
+                const uint32_t size = count[p][tags[i]];
+                count[p][tags[i]] = sum;
+                sum += size;
+            }
+    }
+    out->start[NQ_JOIN_MAX_CLASSES * keys] = sum;
+    out->sig = dst;
+    out->len = n;
+    out->key_bits = kb;
+    const uint64_t keep = ~(o->class_mask | o->key_mask);
+    for (j = 0; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], keep);
+}

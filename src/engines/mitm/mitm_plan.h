@@ -1,0 +1,126 @@
+/*
+ * mitm_plan.h - what the files of the meet-in-the-middle engine share: a
+ * job's plan (its unit list and list sizes), a thread's scratch, and the
+ * half-board walk.
+ *
+ * The engine is three files around this header: units.c plans the unit
+ * list (which E are solved, with which weight, in which order, under which
+ * identity, and what each costs), half.c builds a unit's half-boards from
+ * its quarter slices, and mitm.c solves a unit by joining them (join.h).
+ */
+#ifndef NQ_MITM_PLAN_H
+#define NQ_MITM_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engines/engines.h"
+#include "engines/mitm/half_kernels.h"
+#include "engines/mitm/join.h"
+#include "engines/mitm/mitm.h"
+#include "engines/mitm/quarter_slice.h"
+#include "engines/mitm/quarter_store.h"
+
+/* Half-boards a batch holds at most, per list: 128 MiB.  Units with more
+ * (the boards without a store) are joined in batches (mitm.c). */
+#define NQ_MITM_HALF_LIMIT ((size_t)1 << 24)
+
+typedef struct mitm_plan {
+    int n, h;
+    int tiny;            /* N < NQ_MITM_MIN_N: one unit, trivial search */
+    int sig_bits;        /* 4h - 2: shared sum and difference diagonals */
+    int use_store;       /* slices come from qs, else from walks */
+    size_t key_min;      /* shortest west list joined with key bits */
+    nq_quarter_store qs;
+    uint32_t *canon;     /* E up to the reflections, with their weights */
+    uint8_t *canon_weight;
+    uint64_t ncanon;
+    /* Odd N, a != 0: every E as an (h-1)-subset of the 2h - 1 rows left,
+     * numbered without the row of the middle column's queen. */
+    uint32_t *all_e;
+    uint64_t nall;
+    uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
+    size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
+    size_t slice_cap;    /* placements a slice holds: the most of any row set */
+    uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
+    size_t scratch_bytes;
+} mitm_plan;
+
+/* The four quarters, by where their slices sit in the scratch. */
+enum { NQ_NW, NQ_NE, NQ_SW, NQ_SE, NQ_QUARTERS };
+
+/* Per-thread scratch, carved from the pool's buffer.  The buffer is zeroed
+ * when a run starts and stays the thread's own through the run, so the
+ * slices it holds (their descriptions at its start) carry over from one
+ * unit to the next. */
+typedef struct mitm_scratch {
+    nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
+    nq_join_scratch *js;
+    uint64_t *east, *west;     /* half_cap + 1 signatures each */
+    uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
+    uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
+} mitm_scratch;
+
+/* Next larger integer with the same number of set bits (Gosper's hack):
+ * move the lowest block of ones' top bit up one, the rest to the bottom. */
+static inline uint32_t nq_next_same_popcount(uint32_t x)
+{
+    const uint32_t low = x & (0u - x);
+    const uint32_t ripple = x + low;
+    return ripple | (((x ^ ripple) >> 2) / low);
+}
+
+/* --- half.c: a thread's scratch and the half-boards of one side --- */
+
+/* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
+size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap);
+
+/* The scratch laid out in the pool's buffer raw (plan p's scratch_bytes);
+ * slices still zero (a thread's first unit of a run) are set up empty. */
+mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw);
+
+/* Makes the slices of one side (the west one when west, columns from 0,
+ * else the east one) hold its quarters' placements on rows_n and rows_s
+ * that miss the pre-placed diagonals p1 and p2. */
+void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
+                          uint32_t rows_s, uint64_t p1, uint64_t p2);
+
+/* Walks the half-boards of one side in batches (see nq_mitm_half_next). */
+typedef struct half_iter {
+    const nq_quarter_slice *north, *south; /* the side's two quarters on its rows */
+    uint32_t avail;          /* columns of the side that are free */
+    uint64_t avoid;          /* signature bits no placement of the side may have */
+    int k;                   /* queens in the north quarter */
+    uint32_t cols;           /* current north column set */
+    uint32_t next_i;         /* north placement to resume at */
+    int done;
+} half_iter;
+
+/* Starts the walk of the half-boards of the slices north and south over
+ * the columns avail, skipping placements with a signature bit of avoid. */
+void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
+                        const nq_quarter_slice *south, uint32_t avail, uint64_t avoid);
+
+/*
+ * Writes the signatures (ORed with sig_or) of the side's next half-boards
+ * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
+ * how many; fewer than all only when out is full, and then it->done stays 0
+ * and the next call resumes.  A half-board is a placement of the north
+ * slice and one of the south slice over complementary subsets of `avail`,
+ * not attacking each other, neither having a signature bit of `avoid`.
+ */
+size_t nq_mitm_half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint64_t *out,
+                         size_t cap);
+
+/* --- units.c: the unit list --- */
+
+/* Decodes unit u of plan p into configuration, E and weight. */
+void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d);
+
+/* The engine hooks units.c implements (core/engine.h). */
+int nq_mitm_plan_job(nq_job *job, int split_depth);
+size_t nq_mitm_scratch_size(const nq_job *job);
+void nq_mitm_release(nq_job *job);
+int nq_mitm_estimate(const nq_job *job, double *costs);
+
+#endif /* NQ_MITM_PLAN_H */

@@ -1,0 +1,460 @@
+/*
+ * units.c - the unit list of the meet-in-the-middle engine: which E are
+ * solved and with which weight, the order they run in, the job's identity,
+ * the list sizes a thread's scratch needs, and what each unit costs.
+ *
+ * Symmetry.  North-south reflection maps E to its bit reversal and
+ * east-west reflection maps E to its complement, so for even N (and the
+ * odd-N centre queen, which both reflections keep) only one E of each orbit
+ * of that four-element group is solved, weighted by the orbit size.  For
+ * odd N the queens of the middle row (column m + a) and middle column (row
+ * m + b) with a != 0 are moved by the eight board symmetries as the signed
+ * permutations of (a, b); |a| != |b| (they would share a diagonal), so the
+ * orbits have eight members and only 0 < a < b is solved, weight 8.  Such
+ * a unit is (b, E) and covers every a in 1 .. b - 1 (see mitm.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/mitm/mitm_plan.h"
+
+/* The largest half-board bound of any unit (half_bound) per side h, as
+ * half_cap_of computes it from the store (the tests check the table
+ * against planned jobs; only the memory estimate uses it). */
+static const size_t half_cap_per_h[NQ_MITM_STORE_MAX_H + 1] = {
+    1, 1, 2, 4, 16, 48, 226, 1080, 7240, 41644, 300950, 2300692,
+};
+
+/* Smallest quarter side whose units run in spread order (spread_stride). */
+#define NQ_MITM_SPREAD_H 12
+
+/* West lists shorter than this are joined without key bits: choosing and
+ * sorting by keys costs more than the pairs it skips there (the small
+ * boards, and most units of the smallest boards that use keys). */
+#define NQ_MITM_KEY_MIN 2048
+
+void nq_mitm_default_tuning(nq_mitm_tuning *t)
+{
+    t->batch_limit = 0;
+    t->walk_slices = 0;
+    t->key_min = NQ_MITM_KEY_MIN;
+}
+
+/* Reverses the low 2h bits of e: north row i <-> south row h - 1 - i. */
+static uint32_t mirror_rows(uint32_t e, int h)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 2 * h; i++)
+        r |= (e >> i & 1) << (2 * h - 1 - i);
+    return r;
+}
+
+void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
+{
+    if (p->stride) /* a job in spread order (see spread_stride) */
+        u = u * p->stride % (p->ncanon + p->nb * p->nall);
+    if (u < p->ncanon) {
+        d->a_first = d->a_last = d->b = 0;
+        d->east = p->canon[u];
+        d->weight = p->canon_weight[u];
+        return;
+    }
+    u -= p->ncanon;
+    d->b = 2 + (int)(u / p->nall); /* b = 1 leaves no a with 0 < a < b */
+    d->a_first = 1;
+    d->a_last = d->b - 1;
+    /* all_e skips the row of the middle column's queen (local south row
+     * b - 1, bit h + b - 1): insert a zero bit there. */
+    const uint32_t x = p->all_e[u % p->nall];
+    const int pos = p->h + d->b - 1;
+    const uint32_t low = (UINT32_C(1) << pos) - 1;
+    d->east = (x & low) | (x & ~low) << 1;
+    d->weight = 8;
+}
+
+static void plan_free(mitm_plan *p)
+{
+    if (!p)
+        return;
+    nq_quarter_store_free(&p->qs);
+    free(p->canon);
+    free(p->canon_weight);
+    free(p->all_e);
+    free(p);
+}
+
+/* C(2h, h): how many E there are. */
+static uint64_t central_binomial(int h)
+{
+    uint64_t c = 1;
+    for (int i = 1; i <= h; i++)
+        c = c * (uint64_t)(h + i) / (uint64_t)i; /* exact: c * (h+i) = C(h+i, i) * i */
+    return c;
+}
+
+/* The sizes of the quarter groups: the store's, or a table of counts
+ * (indexed rows << h | cols) when the job has no store. */
+typedef struct group_sizes {
+    int h;
+    const nq_quarter_store *qs;
+    const uint32_t *table;
+} group_sizes;
+
+static uint64_t group_size(const group_sizes *g, uint32_t rows, uint32_t cols)
+{
+    const uint32_t key = rows << g->h | cols;
+    return g->table ? g->table[key] : g->qs->start[key + 1] - g->qs->start[key];
+}
+
+/* Half-boards of one side before the diagonal tests: the pairs of a north
+ * placement on rows_n and a south one on rows_s over complementary subsets
+ * of the columns `avail`, summed over the north column sets (the count
+ * half_next walks: plan_units sizes buffers by it, the estimate hook
+ * prices units by it). */
+static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
+{
+    const int h = g->h, k = __builtin_popcount(rows_n);
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    uint64_t bound = 0;
+    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
+        if (!(cols & ~avail)) {
+            const uint64_t a = group_size(g, rows_n, cols);
+            if (a)
+                bound += a * group_size(g, rows_s, avail & ~cols);
+        }
+        if (k == 0 || cols >= (hm & ~(hm >> k)))
+            break;
+    }
+    return bound;
+}
+
+/* Size of E's orbit under the north-south and east-west reflections when E
+ * is its least member (the one solved), else 0. */
+static uint8_t canon_weight_of(uint32_t e, int h)
+{
+    const uint32_t full = (UINT32_C(1) << 2 * h) - 1;
+    const uint32_t orbit[4] = {e, mirror_rows(e, h), ~e & full, mirror_rows(~e & full, h)};
+    uint8_t distinct = 0;
+    for (int a = 0; a < 4; a++) {
+        if (orbit[a] < e)
+            return 0;
+        int seen = 0;
+        for (int b = 0; b < a; b++)
+            seen |= orbit[b] == orbit[a];
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+/* The half-board list size: with a store, the largest bound of any E (the
+ * west side of E is the east side of its complement, also an E, so this
+ * covers both sides); without one, NQ_MITM_HALF_LIMIT, or for small boards
+ * the product of two slices.  Never more than the limit (the batch limit
+ * too, when the tuning sets one), never less than a slice's largest group, as a
+ * batch must hold one north placement's pairs (half_next). */
+static size_t half_cap_of(const mitm_plan *p, const nq_mitm_tuning *t, int threads)
+{
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint64_t nall = central_binomial(h);
+    size_t cap = NQ_MITM_HALF_LIMIT, group_cap = p->slice_cap;
+    if (p->slice_cap < cap / p->slice_cap)
+        cap = p->slice_cap * p->slice_cap;
+    if (p->use_store) {
+        const group_sizes g = {h, &p->qs, NULL};
+        cap = 0;
+        (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
+#endif
+        for (long j = 0; j < (long)nall; j++) {
+            const uint32_t e = p->canon[j];
+            const size_t bound = half_bound(&g, e & hm, e >> h, hm);
+            if (bound > cap)
+                cap = bound;
+        }
+        group_cap = 0;
+        for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
+            if (p->qs.start[k + 1] - p->qs.start[k] > group_cap)
+                group_cap = p->qs.start[k + 1] - p->qs.start[k];
+    }
+    if (cap > NQ_MITM_HALF_LIMIT)
+        cap = NQ_MITM_HALF_LIMIT;
+    if (t->batch_limit && cap > t->batch_limit)
+        cap = t->batch_limit;
+    return cap < group_cap ? group_cap : cap;
+}
+
+/*
+ * Fills the E lists and the half-board list size.  Returns 0 or
+ * NQ_ENOMEM.  Every E (h of the 2h quarter rows) is listed in increasing
+ * order, with the size of its orbit when it is the least member (and so a
+ * unit, weighted by that size); then compacted to the units.
+ */
+static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
+{
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint64_t nall = central_binomial(h);
+    p->canon = malloc(nall * sizeof *p->canon);
+    p->canon_weight = malloc(nall);
+    if (!p->canon || !p->canon_weight)
+        return NQ_ENOMEM;
+    uint64_t i = 0;
+    for (uint32_t e = hm; i < nall; e = nq_next_same_popcount(e))
+        p->canon[i++] = e;
+    p->half_cap = half_cap_of(p, t, threads); /* before the list loses its non-units */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(threads) if (h >= 8)
+#endif
+    for (long j = 0; j < (long)nall; j++)
+        p->canon_weight[j] = canon_weight_of(p->canon[j], h);
+    for (uint64_t j = 0; j < nall; j++)
+        if (p->canon_weight[j]) {
+            p->canon[p->ncanon] = p->canon[j];
+            p->canon_weight[p->ncanon++] = p->canon_weight[j];
+        }
+    if (p->n & 1) {
+        p->nall = central_binomial(h) / 2; /* C(2h-1, h-1) = C(2h, h) / 2 */
+        p->all_e = malloc(p->nall * sizeof *p->all_e);
+        p->nb = (uint64_t)(h - 1); /* b = 2 .. h */
+        if (!p->all_e)
+            return NQ_ENOMEM;
+        uint64_t k = 0;
+        for (uint32_t x = (UINT32_C(1) << (h - 1)) - 1; k < p->nall; x = nq_next_same_popcount(x))
+            p->all_e[k++] = x;
+    }
+    return 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/*
+ * The stride of the spread order of the boards without a store: unit u
+ * stands for the list's entry u * stride mod units, with the stride the
+ * first number coprime to `units` from units / golden ratio on, so every
+ * entry comes once and any run of units (what a run has done so far, a
+ * journal chunk) samples the whole list evenly.  Costs vary a lot along
+ * the list (by how many rows of E are north), and a run's rate, its ETA
+ * and the projections taken from its start must not depend on where it
+ * starts.  Boards with a store keep list order, where consecutive units
+ * share slices (quarter_slice.h) and runs take hours, not weeks; without
+ * a store the order is worth more than the sharing (docs/performance.md,
+ * "mitm", has both measured).
+ */
+static uint64_t spread_stride(uint64_t units)
+{
+    uint64_t stride = (uint64_t)((double)units * 0.6180339887498949);
+    while (stride > 1 && gcd(stride, units) != 1)
+        stride++;
+    return stride ? stride : 1;
+}
+
+/* Plans job->n with tuning t into a fresh plan (the plan hook's work). */
+static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
+{
+    if (job->n > NQ_MITM_MAX_N)
+        return NQ_EUNSUPPORTED;
+    mitm_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NQ_ENOMEM;
+    p->n = job->n;
+    p->h = job->n / 2;
+    job->plan = p;
+    job->split_depth = 0;
+    uint64_t id = nq_hash_bytes(NQ_HASH_SEED, "mitm", 4);
+    id = nq_hash_bytes(id, &job->n, sizeof job->n);
+    /* What a unit counts is part of the identity: an even-N unit counts
+     * v-weighted solutions (see mitm.c, diagonal_weight), so a journal of
+     * plain unit counts must be refused, never mixed in. */
+    if (!(job->n & 1) && job->n >= NQ_MITM_MIN_N)
+        id = nq_hash_bytes(id, "v-weighted", 10);
+    if (job->n < NQ_MITM_MIN_N) {
+        p->tiny = 1;
+        job->units = 1;
+        job->identity = id;
+        return 0;
+    }
+    p->sig_bits = 4 * p->h - 2;
+    p->use_store = p->h <= NQ_MITM_STORE_MAX_H && !t->walk_slices;
+    p->key_min = t->key_min;
+    p->slice_cap = nq_quarter_slice_capacity(p->h);
+    int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
+    if (ret == 0)
+        ret = plan_units(p, t, job->threads);
+    if (ret < 0)
+        return ret; /* job release frees the partial plan */
+    p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap);
+    job->units = p->ncanon + p->nb * p->nall;
+    if (p->h >= NQ_MITM_SPREAD_H)
+        p->stride = spread_stride(job->units);
+    /* Chunks of a few seconds a thread: units without a store take a
+     * large part of a second, at the largest store side milliseconds. */
+    job->chunk_limit = p->h > NQ_MITM_STORE_MAX_H ? 16 : p->h == NQ_MITM_STORE_MAX_H ? 1024 : 0;
+    /* Identity: the unit list is a function of n and of the orders used
+     * above; hash the lists themselves so any change of order shows.  The
+     * tuning changes how units are solved, never what they count. */
+    id = nq_hash_bytes(id, p->canon, p->ncanon * sizeof *p->canon);
+    id = nq_hash_bytes(id, p->canon_weight, p->ncanon);
+    if (p->nall)
+        id = nq_hash_bytes(id, p->all_e, p->nall * sizeof *p->all_e);
+    id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
+    if (p->stride) /* lists in their own order keep the identities they had */
+        id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
+    job->identity = id;
+    return 0;
+}
+
+int nq_mitm_plan_job(nq_job *job, int split_depth)
+{
+    (void)split_depth;
+    nq_mitm_tuning t;
+    nq_mitm_default_tuning(&t);
+    return plan_tuned(job, &t);
+}
+
+int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t)
+{
+    if (!job || !t || job->ops != &nq_engine_mitm)
+        return NQ_EINVAL_ARG;
+    nq_mitm_release(job);
+    return plan_tuned(job, t);
+}
+
+size_t nq_mitm_scratch_size(const nq_job *job)
+{
+    const mitm_plan *p = job->plan;
+    return p->tiny ? 0 : p->scratch_bytes;
+}
+
+void nq_mitm_release(nq_job *job)
+{
+    plan_free(job->plan);
+    job->plan = NULL;
+}
+
+/* The share of an even board's pairs that the main-diagonal classes leave
+ * to be tried (mitm.c, diagonal_weight), counted over all units of a
+ * board small enough to count them (docs/engines.md). */
+#define NQ_MITM_EVEN_PAIRS_KEPT 0.53
+
+/* Relative cost of joining `east` with `west` half-boards: the kernel cuts
+ * the longer list into 512-signature blocks, builds each block's tables
+ * (about as much work as 512 queries) and runs every member of the shorter
+ * list against every block, ceil(sig_bits / 6) table look-ups per query. */
+static double join_cost(const mitm_plan *p, double east, double west)
+{
+    const double longer = east > west ? east : west, shorter = east > west ? west : east;
+    /* Whole blocks, rounded up (libm-free: the library does not link it). */
+    const double blocks = (double)(uint64_t)((longer + NQ_JOIN_BLOCK - 1) / NQ_JOIN_BLOCK);
+    const int bits = p->n & 1 ? p->sig_bits : p->sig_bits - 2;
+    const double lookups = (double)((bits + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN);
+    const double kept = p->n & 1 ? 1.0 : NQ_MITM_EVEN_PAIRS_KEPT;
+    return kept * blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
+}
+
+/* The quarter group sizes of side h without a store: every row set's
+ * placements counted by walking it (4^h counters), on at most `threads`
+ * threads.  NULL when out of memory. */
+static uint32_t *count_groups(int h, int threads)
+{
+    uint32_t *table = malloc(((size_t)1 << 2 * h) * sizeof *table);
+    if (!table)
+        return NULL;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+    for (long rows = 0; rows < (1L << h); rows++)
+        nq_quarter_slice_count(h, (uint32_t)rows, table + ((size_t)rows << h));
+    return table;
+}
+
+/*
+ * The estimate hook: an analytic cost per unit from the quarter store's
+ * group sizes alone, nothing searched.  A unit builds its west half-boards
+ * once and its east ones once per configuration a, gathering the east
+ * halves of all configurations into one join with the west ones (see
+ * mitm.c, mitm_solve and add_east); the half-board counts are taken before the
+ * diagonal tests (half_bound), which overstates them by a roughly constant
+ * factor, and the unit costs that pairing work plus the join's
+ * (join_cost).  Relative values only.  Units are independent, so they are
+ * estimated in parallel (the large boards have millions), on the job's
+ * threads.
+ */
+int nq_mitm_estimate(const nq_job *job, double *costs)
+{
+    const mitm_plan *p = job->plan;
+    if (p->tiny) {
+        costs[0] = 1;
+        return 0;
+    }
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    group_sizes g = {h, &p->qs, NULL};
+    uint32_t *table = NULL;
+    if (!p->use_store) {
+        g.table = table = count_groups(h, job->threads);
+        if (!table)
+            return NQ_ENOMEM;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 256) num_threads(job->threads)
+#endif
+    for (long u = 0; u < (long)job->units; u++) {
+        nq_mitm_unit d;
+        nq_mitm_decode_unit(p, (uint64_t)u, &d);
+        uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
+        if (d.b)
+            rows &= ~(UINT32_C(1) << (h + d.b - 1));
+        const uint32_t west = rows & ~d.east;
+        const double w = (double)half_bound(&g, west & hm, west >> h, hm);
+        double e = 0;
+        if (d.a_first == 0) {
+            e = (double)half_bound(&g, d.east & hm, d.east >> h, hm);
+        } else {
+            /* Configuration a's queen holds east column a - 1. */
+            for (int a = d.a_first; a <= d.a_last; a++)
+                e += (double)half_bound(&g, d.east & hm, d.east >> h,
+                                        hm & ~(UINT32_C(1) << (a - 1)));
+        }
+        costs[u] = w + e + join_cost(p, e, w);
+    }
+    free(table);
+    return 0;
+}
+
+int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
+{
+    if (!job || !out || job->ops != &nq_engine_mitm || unit >= job->units)
+        return NQ_EINVAL_ARG;
+    const mitm_plan *p = job->plan;
+    if (p->tiny)
+        return NQ_EUNSUPPORTED;
+    nq_mitm_decode_unit(p, unit, out);
+    return 0;
+}
+
+size_t nq_mitm_memory_estimate(int n, int threads)
+{
+    if (n < 1 || n > NQ_MITM_MAX_N)
+        return 0;
+    if (n < NQ_MITM_MIN_N)
+        return sizeof(mitm_plan);
+    const int h = n / 2;
+    /* Unit tables: canonical E with weights, and the odd-N E list. */
+    const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
+                         (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
+    const int store = h <= NQ_MITM_STORE_MAX_H;
+    const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
+    const size_t scratch = nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h));
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units +
+           (size_t)(threads > 0 ? threads : 1) * scratch;
+}
