@@ -323,7 +323,7 @@ int nq_mitm_plan_job(nq_job *job, int split_depth)
 
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t)
 {
-    if (!job || !t || job->ops != &nq_engine_mitm)
+    if (!job || !t || job->ops->id != NQ_ENGINE_MITM)
         return NQ_EINVAL_ARG;
     nq_mitm_release(job);
     return plan_tuned(job, t);
@@ -433,7 +433,7 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
 
 int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
 {
-    if (!job || !out || job->ops != &nq_engine_mitm || unit >= job->units)
+    if (!job || !out || job->ops->id != NQ_ENGINE_MITM || unit >= job->units)
         return NQ_EINVAL_ARG;
     const mitm_plan *p = job->plan;
     if (p->tiny)
