@@ -57,7 +57,7 @@ void nq_cli_usage(FILE *out, const char *prog)
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
             "      --json            print one JSON object instead of text\n"
-            "  -q, --quiet           print only the total\n"
+            "  -q, --quiet           print only the total (not with --json)\n"
             "      --solutions       list the solutions instead of counting them\n"
             "      --limit K         list at most K solutions (default: all, N <= %d only)\n"
             "      --format F        listing format: board, columns (default: board)\n"
@@ -138,7 +138,7 @@ static int parse_count(const char *text, uint64_t *value)
 
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
-    int threads, engine, split_depth, limit, format, progress, rank_timeout;
+    int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -189,7 +189,7 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
         g->format = 1;
         break;
     case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; g->progress = 1; break;
-    case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
+    case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; g->no_progress = 1; break;
     case OPT_CHECKPOINT:
         if (!*arg)
             return bad(err, err_size, "invalid checkpoint file '': expected a path");
@@ -231,11 +231,17 @@ static enum nq_cli_action unknown_option(int c, int argc, char **argv, char *err
 }
 
 /* Refuses the options that do not apply to listing (--solutions) or to
- * counting; nothing given is silently ignored. */
+ * counting, and the pairs that cannot both hold; nothing given is silently
+ * ignored.  test_option_pairs.py walks every pair of options against this. */
 static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, char *err,
                                      size_t err_size)
 {
     static const char *const counting_only = "applies only to counting, not with --solutions";
+    if (opt->json && opt->quiet)
+        return bad(err, err_size,
+                   "--quiet does not apply with --json: the JSON object is the whole output");
+    if (g->progress && g->no_progress)
+        return bad(err, err_size, "--progress and --no-progress contradict each other");
     if (!opt->list) {
         if (g->limit)
             return bad(err, err_size, "--limit applies only with --solutions");
