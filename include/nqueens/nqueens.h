@@ -16,6 +16,18 @@
 #ifndef NQUEENS_NQUEENS_H
 #define NQUEENS_NQUEENS_H
 
+/**
+ * The version of this header, for compile-time checks (`#if
+ * NQ_VERSION_MAJOR > 0`).  nq_version() gives the library's at run time;
+ * the two differ only when a program runs against another release than it
+ * was built with.  NQ_VERSION_NUMBER orders releases: MAJOR * 10000 +
+ * MINOR * 100 + PATCH.
+ */
+#define NQ_VERSION_MAJOR 0
+#define NQ_VERSION_MINOR 1
+#define NQ_VERSION_PATCH 0
+#define NQ_VERSION_NUMBER (NQ_VERSION_MAJOR * 10000 + NQ_VERSION_MINOR * 100 + NQ_VERSION_PATCH)
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -273,6 +285,27 @@ NQ_API const char *nq_version(void);
  * returns buf.  Returns NULL if size is too small.
  */
 NQ_API char *nq_u128_to_string(nq_u128 v, char *buf, size_t size);
+
+/*
+ * nq_u128 for callers that cannot hold one: other languages through a
+ * foreign-function interface (ctypes, cffi, Go's cgo), which read a
+ * result's counts as 16 opaque bytes.  Each takes the count by address,
+ * never by value, since a 128-bit argument has no portable calling
+ * convention.
+ */
+
+/** The high 64 bits of *v (0 for every count below 2^64); 0 when v is NULL. */
+NQ_API uint64_t nq_u128_high(const nq_u128 *v);
+
+/** The low 64 bits of *v; 0 when v is NULL. */
+NQ_API uint64_t nq_u128_low(const nq_u128 *v);
+
+/**
+ * nq_u128_to_string() of *v: writes it in decimal into buf (40 bytes hold
+ * any value) and returns buf, or NULL when v or buf is NULL or size is too
+ * small.
+ */
+NQ_API char *nq_u128_decimal(const nq_u128 *v, char *buf, size_t size);
 
 /* ---- Jobs: the indexed unit list, for MPI, profiling and custom drivers ---- */
 

@@ -50,3 +50,18 @@ char *nq_u128_to_string(nq_u128 v, char *buf, size_t size)
     buf[len] = '\0';
     return buf;
 }
+
+uint64_t nq_u128_high(const nq_u128 *v)
+{
+    return v ? (uint64_t)(*v >> 64) : 0;
+}
+
+uint64_t nq_u128_low(const nq_u128 *v)
+{
+    return v ? (uint64_t)*v : 0;
+}
+
+char *nq_u128_decimal(const nq_u128 *v, char *buf, size_t size)
+{
+    return v ? nq_u128_to_string(*v, buf, size) : NULL;
+}

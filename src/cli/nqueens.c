@@ -2,9 +2,9 @@
  * nqueens.c - the command-line counter.
  *
  * Parses options (options.c, shared with nqueens-mpi), fills nq_settings,
- * calls the library and renders the result (text, JSON or a listing of
- * solutions).  The library never prints; everything a user sees is written
- * here, in options.c or in console.c.  Bad input gets one line on stderr
+ * calls the library and renders the result (render.c: text, JSON or a
+ * listing of solutions).  The library never prints; everything a user sees
+ * is written here, in options.c, render.c or console.c.  Bad input gets one line on stderr
  * naming the value and what is allowed, and exit status 2.
  *
  * Long runs (console.c): progress on stderr, --checkpoint keeps a journal
@@ -19,6 +19,7 @@
 
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/render.h"
 #include "cli/std_fds.h"
 #include "cli/version.h"
 #include "nqueens/nqueens.h"

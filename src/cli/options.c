@@ -1,6 +1,6 @@
 /*
- * options.c - parsing, help and result rendering shared by the counting
- * programs (see options.h).
+ * options.c - the command-line parsing and the help text shared by the
+ * counting programs (see options.h); what a run prints is in render.c.
  *
  * Kept free of exit() and of any printing during parsing so that the MPI
  * program can parse on every rank and let only rank 0 talk.
@@ -14,22 +14,6 @@
 #include <string.h>
 
 #include "cli/options.h"
-
-/* errno of the first failed write to stdout: a failed flush empties the
- * buffer, so by the time stdout is closed the reason would be gone. */
-static int stdout_error;
-
-/* Whether everything written to stdout so far went out; remembers the
- * first failure's reason. */
-static int stdout_ok(void)
-{
-    const int err = errno;
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 1;
-    if (!stdout_error)
-        stdout_error = errno ? errno : err ? err : EIO;
-    return 0;
-}
 
 enum long_only {
     OPT_SPLIT_DEPTH = 256,
@@ -73,7 +57,7 @@ void nq_cli_usage(FILE *out, const char *prog)
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
             "      --json            print one JSON object instead of text\n"
-            "  -q, --quiet           print only the total\n"
+            "  -q, --quiet           print only the total (not with --json)\n"
             "      --solutions       list the solutions instead of counting them\n"
             "      --limit K         list at most K solutions (default: all, N <= %d only)\n"
             "      --format F        listing format: board, columns (default: board)\n"
@@ -154,7 +138,7 @@ static int parse_count(const char *text, uint64_t *value)
 
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
-    int threads, engine, split_depth, limit, format, progress, rank_timeout;
+    int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -205,7 +189,7 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
         g->format = 1;
         break;
     case OPT_PROGRESS: opt->progress = NQ_CLI_PROGRESS_ON; g->progress = 1; break;
-    case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; break;
+    case OPT_NO_PROGRESS: opt->progress = NQ_CLI_PROGRESS_OFF; g->no_progress = 1; break;
     case OPT_CHECKPOINT:
         if (!*arg)
             return bad(err, err_size, "invalid checkpoint file '': expected a path");
@@ -247,11 +231,17 @@ static enum nq_cli_action unknown_option(int c, int argc, char **argv, char *err
 }
 
 /* Refuses the options that do not apply to listing (--solutions) or to
- * counting; nothing given is silently ignored. */
+ * counting, and the pairs that cannot both hold; nothing given is silently
+ * ignored.  test_option_pairs.py walks every pair of options against this. */
 static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, char *err,
                                      size_t err_size)
 {
     static const char *const counting_only = "applies only to counting, not with --solutions";
+    if (opt->json && opt->quiet)
+        return bad(err, err_size,
+                   "--quiet does not apply with --json: the JSON object is the whole output");
+    if (g->progress && g->no_progress)
+        return bad(err, err_size, "--progress and --no-progress contradict each other");
     if (!opt->list) {
         if (g->limit)
             return bad(err, err_size, "--limit applies only with --solutions");
@@ -334,114 +324,4 @@ enum nq_cli_action nq_cli_parse_mpi(int argc, char **argv, nq_cli_options *opt, 
                                     size_t err_size)
 {
     return parse_command_line(argc, argv, 1, opt, err, err_size);
-}
-
-int nq_cli_report_failure(const char *prog, int ret, const char *detail)
-{
-    fprintf(stderr, "%s: %s\n", prog, detail && detail[0] ? detail : nq_strerror(ret));
-    /* The library's codes say whose fault it was: NQ_EIO and NQ_ENOMEM are
-     * the machine's (a disk that filled up mid-run included), every other
-     * code names something the user gave. */
-    return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
-}
-
-/* Prints one solution; stops the listing (returns 1) once stdout failed,
- * which nq_cli_close_stdout() then reports. */
-static int print_solution(const int *cols, int n, void *user)
-{
-    const nq_cli_options *opt = user;
-    if (opt->format == NQ_CLI_FORMAT_COLUMNS) {
-        for (int r = 0; r < n; r++)
-            printf(r ? " %d" : "%d", cols[r]);
-        putchar('\n');
-    } else {
-        for (int r = 0; r < n; r++) {
-            for (int c = 0; c < n; c++)
-                fputs(c == cols[r] ? (c ? " Q" : "Q") : (c ? " ." : "."), stdout);
-            putchar('\n');
-        }
-        putchar('\n');
-    }
-    return ferror(stdout) && !stdout_ok();
-}
-
-int nq_cli_list(const nq_cli_options *opt, const char *prog)
-{
-    uint64_t emitted = 0;
-    int ret = nq_list_solutions(opt->settings.n, opt->limit, print_solution, (void *)opt,
-                                &emitted);
-    if (ret < 0) {
-        fprintf(stderr, "%s: %s\n", prog, nq_strerror(ret));
-        return 1;
-    }
-    /* Flushed first: the count is only claimed once the solutions are out. */
-    if (stdout_ok() && !opt->quiet)
-        fprintf(stderr, "%" PRIu64 " solution%s listed\n", emitted, emitted == 1 ? "" : "s");
-    return 0;
-}
-
-static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
-{
-    char total[48], unique[48];
-    nq_u128_to_string(r->total, total, sizeof total);
-    printf("{\"n\": %d, \"engine\": \"%s\", \"threads\": %d, ", opt->settings.n,
-           nq_engine_name(r->engine), r->threads);
-    if (ranks > 0)
-        printf("\"ranks\": %d, ", ranks);
-    printf("\"split_depth\": %d, \"subproblems\": %" PRIu64 ", \"units_resumed\": %" PRIu64
-           ", \"total\": %s, \"unique\": %s, ",
-           r->split_depth, r->subproblems, r->units_resumed, total,
-           r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
-    if (opt->estimate >= 0)
-        printf("\"estimated_seconds\": %.6g, ", opt->estimate);
-    else
-        printf("\"estimated_seconds\": null, ");
-    printf("\"seconds\": %.6f, \"version\": \"%s\"}\n", r->seconds, nq_version());
-}
-
-static void print_text(const nq_cli_options *opt, const nq_result *r, int ranks)
-{
-    char total[48], unique[48];
-    nq_u128_to_string(r->total, total, sizeof total);
-    if (opt->quiet) {
-        printf("%s\n", total);
-        return;
-    }
-    printf("N=%d: %s solutions", opt->settings.n, total);
-    if (r->has_unique)
-        printf(" (%s unique)", nq_u128_to_string(r->unique, unique, sizeof unique));
-    printf("\nengine %s, %d thread%s", nq_engine_name(r->engine), r->threads,
-           r->threads == 1 ? "" : "s");
-    if (ranks > 0)
-        printf(" on %d rank%s", ranks, ranks == 1 ? "" : "s");
-    if (r->split_depth)
-        printf(", split depth %d", r->split_depth);
-    printf(", %" PRIu64 " subproblem%s", r->subproblems, r->subproblems == 1 ? "" : "s");
-    if (r->units_resumed)
-        printf(" (%" PRIu64 " resumed from the journal)", r->units_resumed);
-    printf(", %.3f s", r->seconds);
-    putchar('\n');
-}
-
-void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks)
-{
-    if (opt->json)
-        print_json(opt, r, ranks);
-    else
-        print_text(opt, r, ranks);
-}
-
-int nq_cli_close_stdout(const char *prog, int status)
-{
-    errno = 0;
-    int failed = !stdout_ok();
-    if (fclose(stdout) != 0 && !failed) {
-        failed = 1;
-        stdout_error = errno;
-    }
-    if (!failed)
-        return status;
-    fprintf(stderr, "%s: cannot write to standard output: %s\n", prog,
-            stdout_error ? strerror(stdout_error) : "write error");
-    return status ? status : 1;
 }

@@ -1,9 +1,9 @@
 /*
  * nqueens_mpi.c - the hybrid MPI + OpenMP counter.
  *
- * Same options and output as `nqueens` (cli/options.c, cli/console.c), but
- * the job's chunks are shared among MPI ranks, each running its own OpenMP
- * threads.  Rank 0 plans the run exactly as nq_count() does (api/plan.c:
+ * Same options and output as `nqueens` (cli/options.c, cli/render.c,
+ * cli/console.c), but the job's chunks are shared among MPI ranks, each
+ * running its own OpenMP threads.  Rank 0 plans the run exactly as nq_count() does (api/plan.c:
  * for the threads of all ranks together, or as the checkpoint journal
  * dictates), opens the journal and broadcasts the plan; every rank plans
  * the same job and proves it by its identity before any work starts.  Rank
@@ -32,6 +32,7 @@
 #include "api/plan.h"
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/render.h"
 #include "cli/std_fds.h"
 #include "cli/version.h"
 #include "mpi/closing.h"
