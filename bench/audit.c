@@ -4,7 +4,7 @@
  *
  * Each chosen unit is counted twice: by the engine (nq_job_solve_unit), and
  * by an independent backtracking search restricted to what the unit
- * stands for (test/mitm_audit.h, which shares no code with the engine),
+ * stands for (src/reference/mitm_audit.h, which shares no code with the engine),
  * with the unit's weight applied.  The units are spread evenly over the
  * job, so an audit of a few units samples every part of the plan.
  */
@@ -17,7 +17,7 @@
 #endif
 
 #include "bench.h"
-#include "mitm_audit.h"
+#include "reference/mitm_audit.h"
 
 static double seconds_now(void)
 {

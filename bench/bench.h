@@ -152,7 +152,7 @@ int bench_profile(const nq_settings *s, const bench_list *measure, int repeat);
 int bench_predict(const nq_settings *s, const bench_list *threads, int ranks, int header);
 
 /* --audit: checks `units` units of the mitm job of s->n (spread evenly over
- * it) against an independent count each (test/mitm_audit.h), on s->threads
+ * it) against an independent count each (src/reference/mitm_audit.h), on s->threads
  * threads, printing one line per unit.  Returns 0, 1 on a mismatch, or a
  * negative NQ_E* code. */
 int bench_audit(const nq_settings *s, int units);

@@ -15,7 +15,7 @@
 
 #include "bench.h"
 #include "cli/version.h"
-#include "known.h"
+#include "reference/known.h"
 
 #ifndef NQ_BENCH_COMPILER
 #define NQ_BENCH_COMPILER "unknown"

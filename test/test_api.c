@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "known.h"
+#include "reference/known.h"
 #include "nqueens/nqueens.h"
 
 static int count_with(nq_settings *s)

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "count_util.h"
-#include "known.h"
+#include "reference/known.h"
 #include "nqueens/nqueens.h"
 
 #define FAST_MAX_N 15

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "api/plan.h"
-#include "known.h"
+#include "reference/known.h"
 #include "run/estimate.h"
 
 /* Prediction: chunk costs in index order, each to the first free of the

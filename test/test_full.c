@@ -29,7 +29,7 @@
 #include "core/engine.h"
 #include "count_util.h"
 #include "engines/full/full.h"
-#include "known.h"
+#include "reference/known.h"
 #include "nqueens/nqueens.h"
 
 #define FAST_MAX_N 15

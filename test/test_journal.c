@@ -25,7 +25,7 @@
 #include "api/plan.h"
 #include "journal/crc.h"
 #include "journal/journal.h"
-#include "known.h"
+#include "reference/known.h"
 
 #define BLOCK 64
 

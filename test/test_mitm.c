@@ -18,7 +18,7 @@
 #include "engines/mitm/mitm.h"
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
-#include "known.h"
+#include "reference/known.h"
 #include "nqueens/nqueens.h"
 
 static const int thread_counts[] = {1, 2, 3, 8};

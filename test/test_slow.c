@@ -17,8 +17,8 @@
 
 #include "count_util.h"
 #include "engines/mitm/quarter_slice.h"
-#include "known.h"
-#include "mitm_audit.h"
+#include "reference/known.h"
+#include "reference/mitm_audit.h"
 
 static void check(int n, enum nq_engine engine, int threads)
 {

@@ -9,8 +9,8 @@
  * column -- and each solution found adds its weight as nqueens.h defines
  * nq_mitm_unit: the unit's weight, times v for even n.
  */
-#ifndef NQ_TEST_MITM_AUDIT_H
-#define NQ_TEST_MITM_AUDIT_H
+#ifndef NQ_REFERENCE_MITM_AUDIT_H
+#define NQ_REFERENCE_MITM_AUDIT_H
 
 #include <stdint.h>
 
@@ -81,4 +81,4 @@ static inline nq_u128 audit_unit_count(int n, const nq_mitm_unit *u)
     return total * u->weight;
 }
 
-#endif /* NQ_TEST_MITM_AUDIT_H */
+#endif /* NQ_REFERENCE_MITM_AUDIT_H */

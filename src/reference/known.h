@@ -1,12 +1,13 @@
 /*
- * known.h - published solution counts, used as test data only.
+ * known.h - published solution counts: the reference the tests and
+ * nqueens-bench check every computed total against (never the library).
  *
  * A000170 (all solutions) and A002562 (solutions up to the 8 symmetries of
  * the square), from the OEIS.  The library never sees these numbers: every
  * count it reports is computed.
  */
-#ifndef NQ_TEST_KNOWN_H
-#define NQ_TEST_KNOWN_H
+#ifndef NQ_REFERENCE_KNOWN_H
+#define NQ_REFERENCE_KNOWN_H
 
 #include <stdint.h>
 
@@ -31,4 +32,4 @@ static const uint64_t known_unique[21] = {
 #define KNOWN_MAX_TOTAL_N 27
 #define KNOWN_MAX_UNIQUE_N 20
 
-#endif /* NQ_TEST_KNOWN_H */
+#endif /* NQ_REFERENCE_KNOWN_H */

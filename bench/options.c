@@ -1,0 +1,315 @@
+/*
+ * options.c - nqueens-bench's command line: the option table, --help, the
+ * parsing of lists and engines, and the checks that span options.
+ *
+ * Every mistake is found here, before a sweep starts: a long sweep that
+ * fails at its end on a typo in a file name loses the minutes it ran.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/version.h"
+#include "options.h"
+#include "run/model.h"
+
+enum long_only {
+    OPT_CSV = 256,
+    OPT_JSON,
+    OPT_PLOT,
+    OPT_WARMUP,
+    OPT_SPLIT,
+    OPT_PROFILE,
+    OPT_PREDICT,
+    OPT_RANKS,
+    OPT_AUDIT,
+    OPT_PROJECT,
+};
+
+static const struct option long_options[] = {
+    {"n", required_argument, NULL, 'n'},
+    {"threads", required_argument, NULL, 't'},
+    {"engine", required_argument, NULL, 'e'},
+    {"repeat", required_argument, NULL, 'r'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"split-depth", required_argument, NULL, OPT_SPLIT},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"profile", no_argument, NULL, OPT_PROFILE},
+    {"predict", no_argument, NULL, OPT_PREDICT},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"audit", required_argument, NULL, OPT_AUDIT},
+    {"project", required_argument, NULL, OPT_PROJECT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Default thread counts: 1, 2, 4, ... below `cores`, then `cores`. */
+static void default_threads(bench_list *list, int cores)
+{
+    list->count = 0;
+    for (int t = 1; t < cores && list->count < BENCH_MAX_LIST - 1; t *= 2)
+        list->values[list->count++] = t;
+    list->values[list->count++] = cores;
+}
+
+static void usage(FILE *out)
+{
+    bench_list def;
+    char here[128] = "";
+    default_threads(&def, bench_cores());
+    for (int i = 0; i < def.count; i++)
+        snprintf(here + strlen(here), sizeof here - strlen(here), "%s%d", i ? "," : "",
+                 def.values[i]);
+    fprintf(out,
+            "Usage: nqueens-bench [options]\n"
+            "Times the N-Queens counter over board sizes, thread counts and engines.\n"
+            "\n"
+            "  -n, --n LIST          board sizes, e.g. 14-17 or 12,14 (default: 12-14)\n"
+            "  -t, --threads LIST    thread counts, e.g. 1,2,4 or 1-4 (default: 1, 2, 4, ...\n"
+            "                        up to the cores, plus the core count: here %s)\n"
+            "  -e, --engine LIST     engines, e.g. mirror,full; plain runs once per N, on\n"
+            "                        1 thread (default: mirror)\n"
+            "  -r, --repeat R        timed runs per case, 1..1000 (default: 3)\n"
+            "      --warmup W        untimed runs before them, 0..100 (default: 1)\n"
+            "      --split-depth D   rows expanded into units, 1..%d (default: automatic)\n"
+            "      --csv FILE        write every run as CSV, with a machine header\n"
+            "      --json FILE       write every run as JSON, with a machine header\n"
+            "      --plot FILE       draw speedup and time into FILE.svg or FILE.png (gnuplot)\n"
+            "      --profile         time every unit of the job planned for the largest\n"
+            "                        --threads value, print the cost distribution and the\n"
+            "                        model's predictions next to measured runs\n"
+            "      --predict         print the model's predicted efficiency for each thread\n"
+            "                        count from cheap estimates, counting nothing\n"
+            "                        (default threads: 1, 2, 4, ..., 1024)\n"
+            "      --ranks R         with --predict: nqueens-mpi on R ranks of each thread\n"
+            "                        count, in journal chunks; R x threads <= %d\n"
+            "      --audit K         check K units of each N's mitm job against an\n"
+            "                        independent backtracking count of each, on the\n"
+            "                        largest --threads value; exit 1 on a mismatch\n"
+            "      --project S       time S runs of 8 units spread over each N's job, one\n"
+            "                        thread each, on the largest --threads value, and\n"
+            "                        project the core-hours of the whole count\n"
+            "  -h, --help            show this help and exit\n"
+            "  -V, --version         show the version and exit\n",
+            here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
+    bench_flush_stdout();
+}
+
+/* One-line error on stderr and exit status 2. */
+static _Noreturn void die_usage(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    bench_one_line(line);
+    fprintf(stderr, "nqueens-bench: %s (try --help)\n", line);
+    exit(BENCH_EXIT_USAGE);
+}
+
+/* Parses a list into *list (see bench_parse_list); dies with a one-line
+ * usage error naming `what` on bad input. */
+static void parse_list(const char *text, long lo, long hi, const char *what, bench_list *list)
+{
+    char err[256];
+    if (bench_parse_list(text, lo, hi, what, list, err, sizeof err) < 0)
+        die_usage("%s", err);
+}
+
+static void parse_engines(const char *text, bench_options *o)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        die_usage("engine list too long: '%.40s...'", text);
+    strcpy(buf, text);
+    o->engine_count = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        enum nq_engine e;
+        if (nq_engine_from_name(name, &e) < 0)
+            die_usage("unknown engine '%s': expected auto, plain, mirror, full or mitm", name);
+        int seen = 0;
+        for (int i = 0; i < o->engine_count; i++)
+            seen |= o->engines[i] == e;
+        if (!seen && o->engine_count < NQ_ENGINE_COUNT_)
+            o->engines[o->engine_count++] = e;
+    }
+    if (o->engine_count == 0)
+        die_usage("empty engine list '%s'", text);
+    /* plain first: every other case at the same N is compared with it. */
+    for (int i = 1; i < o->engine_count; i++)
+        if (o->engines[i] == NQ_ENGINE_PLAIN) {
+            o->engines[i] = o->engines[0];
+            o->engines[0] = NQ_ENGINE_PLAIN;
+        }
+}
+
+/* Opens path for writing now, so a bad path fails before a long sweep. */
+static FILE *open_output(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die_usage("cannot write '%s': %s", path, strerror(errno));
+    return f;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Handles one option c of the command line (exits on bad input). */
+static void parse_option(int c, const char *arg, char **argv, bench_options *o)
+{
+    int value;
+    switch (c) {
+    case 'n': parse_list(arg, NQ_MIN_N, NQ_MAX_N, "board size", &o->n); break;
+    case 't':
+        parse_list(arg, 1, NQ_MAX_THREADS, "thread count", &o->threads);
+        o->threads_given = 1;
+        break;
+    case 'e':
+        parse_engines(arg, o);
+        o->engines_given = 1;
+        break;
+    case 'r':
+        if (bench_parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
+            die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", arg);
+        o->repeat = value;
+        break;
+    case OPT_WARMUP:
+        if (bench_parse_int(arg, strlen(arg), 0, 100, &value) < 0)
+            die_usage("invalid warm-up count '%s': expected an integer from 0 to 100", arg);
+        o->warmup = value;
+        break;
+    case OPT_SPLIT:
+        if (bench_parse_int(arg, strlen(arg), 1, INT_MAX, &value) < 0)
+            die_usage("invalid split depth '%s': expected an integer from 1 to %d", arg,
+                      NQ_MAX_SPLIT_DEPTH);
+        o->split_depth = value;
+        break;
+    case OPT_CSV: o->csv_path = arg; break;
+    case OPT_JSON: o->json_path = arg; break;
+    case OPT_PLOT: o->plot_path = arg; break;
+    case OPT_PROFILE: o->mode = MODE_PROFILE; break;
+    case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+    case OPT_AUDIT:
+        if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
+            die_usage("invalid audit count '%s': expected an integer from 1 to 1000000", arg);
+        o->audit = value;
+        o->mode = MODE_AUDIT;
+        break;
+    case OPT_PROJECT:
+        if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
+            die_usage("invalid run count '%s' for --project: expected an integer from 1 to 1000000", arg);
+        o->project = value;
+        o->mode = MODE_PROJECT;
+        break;
+    case OPT_RANKS:
+        if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
+            die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
+                      NQ_MODEL_MAX_WORKERS);
+        o->ranks = value;
+        break;
+    case 'h': usage(stdout); exit(0);
+    case 'V': nq_cli_print_version(stdout, "nqueens-bench"); exit(0);
+    case ':': die_usage("option '%s' needs a value", argv[optind - 1]); break;
+    default:
+        if (optopt)
+            die_usage("unknown option '-%c'", optopt);
+        die_usage("unknown option '%s'", argv[optind - 1]);
+    }
+}
+
+/* Every case the options ask for goes through the library's settings
+ * check before anything is timed; an engine that cannot count some N is
+ * skipped at run time, not refused (a sweep may span its limit). */
+static void check_cases(const bench_options *o)
+{
+    for (int ei = 0; ei < o->engine_count; ei++)
+        for (int ni = 0; ni < o->n.count; ni++)
+            for (int ti = 0; ti < o->threads.count; ti++) {
+                nq_settings s;
+                nq_default_settings(&s);
+                s.n = o->n.values[ni];
+                s.engine = o->engines[ei];
+                s.split_depth = o->split_depth;
+                /* plain runs on one thread; the model modes plan without running */
+                s.threads = o->engines[ei] == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
+                if (o->mode == MODE_PREDICT && s.threads > NQ_MAX_THREADS)
+                    s.threads = NQ_MAX_THREADS;
+                char detail[256];
+                int ret = nq_check_settings(&s, detail, sizeof detail);
+                if (ret < 0 && ret != NQ_EUNSUPPORTED)
+                    die_usage("%s", detail);
+            }
+}
+
+/* The checks that span several options, and the defaults that depend on
+ * the mode; opens the output files (exits on bad input). */
+static void finish_options(bench_options *o)
+{
+    if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
+        die_usage("--csv, --json and --plot apply to the sweep only");
+    if (o->ranks && o->mode != MODE_PREDICT)
+        die_usage("--ranks applies to --predict only");
+    if (o->mode == MODE_AUDIT) { /* audits mitm's units; no other engine has them */
+        if (o->engines_given && (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM))
+            die_usage("--audit checks the units of engine mitm only");
+        o->engines[0] = NQ_ENGINE_MITM;
+        o->engine_count = 1;
+    }
+    /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
+     * library's thread limit, which nqueens-mpi plans within too). */
+    for (int i = 0; o->ranks && o->threads_given && i < o->threads.count; i++)
+        if (o->threads.values[i] > NQ_MODEL_MAX_WORKERS / o->ranks)
+            die_usage("invalid thread count %d with --ranks %d: ranks x threads must not "
+                      "exceed %d", o->threads.values[i], o->ranks, NQ_MODEL_MAX_WORKERS);
+    if (!o->threads_given && o->mode == MODE_PREDICT) {
+        const int ranks = o->ranks ? o->ranks : 1;
+        o->threads.count = 0;
+        for (int t = 1; t <= 1024 && t <= NQ_MODEL_MAX_WORKERS / ranks; t *= 2)
+            o->threads.values[o->threads.count++] = t;
+    } else if (!o->threads_given) {
+        default_threads(&o->threads, bench_cores());
+    }
+    check_cases(o);
+    if (o->plot_path) {
+        if (!ends_with(o->plot_path, ".svg") && !ends_with(o->plot_path, ".png"))
+            die_usage("invalid plot file '%s': the name must end in .svg or .png", o->plot_path);
+        if (!bench_have_gnuplot())
+            die_usage("--plot needs gnuplot, which is not on PATH: install it "
+                      "(apt-get install gnuplot-nox) or leave --plot out");
+        fclose(open_output(o->plot_path));
+    }
+    if (o->csv_path)
+        o->csv = open_output(o->csv_path);
+    if (o->json_path)
+        o->json = open_output(o->json_path);
+}
+
+void bench_parse_args(int argc, char **argv, bench_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->repeat = 3;
+    o->warmup = 1;
+    o->engines[0] = NQ_ENGINE_MIRROR;
+    o->engine_count = 1;
+    parse_list("12-14", NQ_MIN_N, NQ_MAX_N, "board size", &o->n);
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:t:e:r:hV", long_options, NULL)) != -1)
+        parse_option(c, optarg, argv, o);
+    if (optind < argc)
+        die_usage("unexpected argument '%s'", argv[optind]);
+    finish_options(o);
+}

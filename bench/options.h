@@ -1,0 +1,42 @@
+/*
+ * options.h - the command line of nqueens-bench, parsed into one struct
+ * that the sweep (sweep.c) and the other modes (nqueens_bench.c) read.
+ *
+ * Kept apart from the sweep so that what a user may type, and every check
+ * of it, sits in one file: bad input dies there with one line and exit
+ * status 2, before anything is timed or any file is touched.
+ */
+#ifndef NQ_BENCH_OPTIONS_H
+#define NQ_BENCH_OPTIONS_H
+
+#include "bench.h"
+
+enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT };
+
+typedef struct bench_options {
+    bench_list n;
+    bench_list threads;
+    int threads_given;
+    enum nq_engine engines[NQ_ENGINE_COUNT_];
+    int engine_count;
+    int repeat;
+    int warmup;
+    int split_depth;
+    int ranks; /* --ranks R for --predict; 0 when not given */
+    int audit;   /* --audit K: units to check */
+    int project; /* --project S: units to time */
+    int engines_given;
+    enum bench_mode mode;
+    const char *csv_path, *json_path, *plot_path;
+    FILE *csv, *json;
+} bench_options;
+
+/* Runs the sweep the options ask for (sweep.c): prints the table, writes
+ * the files.  Returns the exit status. */
+int bench_sweep(bench_options *o);
+
+/* Parses argv into *o, checks every case with the library's settings
+ * check and opens nothing; on bad input prints one line and exits 2. */
+void bench_parse_args(int argc, char **argv, bench_options *o);
+
+#endif /* NQ_BENCH_OPTIONS_H */
