@@ -145,8 +145,15 @@ static int next_chunk(const nq_pool_run *run, uint64_t *next, uint64_t *chunk)
 }
 
 /* The task schedule (see the top of this file).  An indexed source never
- * blocks, so every chunk becomes a deferred task; the OpenMP runtime runs
- * one on the walker itself when too many wait. */
+ * blocks, so nearly every chunk becomes a deferred task; only when a
+ * large backlog waits does the walker run the next one itself.
+ *
+ * The count of waiting tasks is released by every task as it ends and
+ * acquired by the walker before it makes the next: besides bounding the
+ * backlog, that orders a finished task's reads of its data block before
+ * the walker's writes into the same block, which the OpenMP runtime
+ * recycles for a later task.  The runtime orders them too, but inside
+ * itself, where ThreadSanitizer (with Archer) cannot see it. */
 static void share_as_tasks(workspace *ws, int threads)
 {
     const nq_pool_run *run = ws->run;
@@ -161,7 +168,7 @@ static void share_as_tasks(workspace *ws, int threads)
     {
         uint64_t next = 0, c;
         while (next_chunk(run, &next, &c)) {
-            const int defer = atomic_load_explicit(&waiting, memory_order_relaxed) < max_waiting;
+            const int defer = atomic_load_explicit(&waiting, memory_order_acquire) < max_waiting;
             if (defer)
                 atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
 #ifdef _OPENMP
@@ -170,7 +177,7 @@ static void share_as_tasks(workspace *ws, int threads)
             {
                 finish_chunk(ws, c);
                 if (defer)
-                    atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
+                    atomic_fetch_sub_explicit(&waiting, 1, memory_order_release);
             }
         }
     }
