@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "known.h"
+#include "reference/known.h"
 #include "run/pool.h"
 
 static const enum nq_schedule schedules[] = {NQ_SCHEDULE_TASKS, NQ_SCHEDULE_DYNAMIC,
