@@ -139,6 +139,10 @@ class BadInput(unittest.TestCase):
         self.assert_usage_error(["8", "--split-depth", "9"], "split depth 9 is out of range")
         self.assert_usage_error(["4", "--split-depth", "5"], "split depth 5 exceeds")
         self.assert_usage_error(["28", "-e", "mitm"], "engine mitm cannot count N=28")
+        self.assert_usage_error(["8", "--schedule", "fast"], "unknown schedule 'fast'")
+        # "default" names the setting's zero value, not a schedule to ask for.
+        self.assert_usage_error(["8", "--schedule", "default"], "'default'")
+        self.assert_usage_error(["8", "--schedule", "tasks", "--solutions"], "--schedule")
 
     def test_missing_and_extra(self):
         self.assert_usage_error([], "missing board size")
@@ -156,6 +160,13 @@ class Counting(unittest.TestCase):
         self.assertIn("724 solutions", p.stdout)
         self.assertIn("2 threads", p.stdout)
         self.assertRegex(p.stdout, r"engine \w+")
+
+    def test_schedules(self):
+        for schedule in ("tasks", "dynamic", "guided", "static"):
+            with self.subTest(schedule=schedule):
+                p = run("12", "-t", "3", "--schedule", schedule, "-q")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout, "14200\n")
 
     def test_quiet(self):
         for n, total in KNOWN.items():

@@ -110,6 +110,54 @@ static void test_chunks(void **state)
     assert_int_equal(r.tasks, (10000 + per - 1) / per);
 }
 
+/* Each schedule's policy on a small case worked by hand. */
+static void test_schedules(void **state)
+{
+    (void)state;
+    /* Six chunks of one unit on two workers. */
+    const double a[] = {6, 1, 1, 1, 1, 1};
+    nq_model_result r;
+    /* dynamic and tasks: 6 | 1 1 1 1 1 -> 6. */
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_DYNAMIC, &r), 0);
+    assert_true(r.makespan == 6.0);
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_TASKS, &r), 0);
+    assert_true(r.makespan == 6.0);
+    /* The default is dynamic. */
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_DEFAULT, &r), 0);
+    assert_true(r.makespan == 6.0);
+    /* static: blocks {6,1,1} | {1,1,1} -> 8. */
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_STATIC, &r), 0);
+    assert_true(r.makespan == 8.0);
+    assert_true(r.work == 11.0);
+    assert_int_equal(r.tasks, 6);
+    assert_true(r.max_task == 6.0);
+    /* guided: blocks of ceil(left / 2): {6,1,1}=8 on w0, {1,1}=2 on w1,
+     * {1}=1 on w1 -> 8. */
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_GUIDED, &r), 0);
+    assert_true(r.makespan == 8.0);
+    /* guided with the big chunk last: {1,1,1}=3 w0, {1,1}=2 w1, {6} w1 -> 8. */
+    const double b[] = {1, 1, 1, 1, 1, 6};
+    assert_int_equal(nq_model_schedule_as(b, 6, 1, 2, NQ_SCHEDULE_GUIDED, &r), 0);
+    assert_true(r.makespan == 8.0);
+    /* static with 7 chunks on 3 workers: 3, 2, 2 chunks; chunks of 2 units
+     * (the last one short): units {1,1}{1,1}{1,1} | {1,1}{1,1} | {1,1}{1}. */
+    const double c[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    assert_int_equal(nq_model_schedule_as(c, 13, 2, 3, NQ_SCHEDULE_STATIC, &r), 0);
+    assert_int_equal(r.tasks, 7);
+    assert_true(r.makespan == 6.0);
+    assert_true(r.work == 13.0);
+    /* More workers than chunks: the idle ones change nothing. */
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 8, NQ_SCHEDULE_STATIC, &r), 0);
+    assert_true(r.makespan == 6.0);
+    assert_int_equal(nq_model_schedule_as(a, 6, 1, 2, NQ_SCHEDULE_COUNT_, &r), NQ_EINVAL_ARG);
+    assert_int_equal(nq_model_pool_as(a, 6, 0, NQ_SCHEDULE_STATIC, &r), NQ_EINVAL_ARG);
+    /* Every schedule does the same work. */
+    for (int k = 0; k < NQ_SCHEDULE_COUNT_; k++) {
+        assert_int_equal(nq_model_pool_as(c, 13, 2, (enum nq_schedule)k, &r), 0);
+        assert_true(r.work == 13.0);
+    }
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -258,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_one_worker_is_the_sum),
         cmocka_unit_test(test_more_workers_than_tasks),
         cmocka_unit_test(test_chunks),
+        cmocka_unit_test(test_schedules),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_estimate_children),

@@ -98,6 +98,19 @@ enum nq_engine {
     NQ_ENGINE_COUNT_
 };
 
+/**
+ * How the pool's threads share a run's chunks (see libnqueens(3)).  Every
+ * schedule counts the same; they differ in speed and overhead.
+ */
+enum nq_schedule {
+    NQ_SCHEDULE_DEFAULT = 0, /**< the library's choice (today NQ_SCHEDULE_DYNAMIC) */
+    NQ_SCHEDULE_TASKS,       /**< one OpenMP task per chunk, per-thread reduction */
+    NQ_SCHEDULE_DYNAMIC,     /**< a loop, schedule(dynamic, 1): a free thread takes the next chunk */
+    NQ_SCHEDULE_GUIDED,      /**< a loop, schedule(guided, 1): shrinking blocks of chunks */
+    NQ_SCHEDULE_STATIC,      /**< a loop, schedule(static): one fixed block of chunks per thread */
+    NQ_SCHEDULE_COUNT_
+};
+
 /** Sums produced by solving one or more units. */
 typedef struct nq_counts {
     nq_u128 total;  /**< solutions, symmetry weights applied */
@@ -184,7 +197,12 @@ typedef struct nq_settings {
     nq_estimate_fn estimate;
     void *estimate_user;
 
-    uint64_t reserved_[6];
+    /** How the threads share the chunks (default NQ_SCHEDULE_DEFAULT, which
+     *  zeroed reserved words of an older program also mean). */
+    enum nq_schedule schedule;
+    int reserved_int_;
+
+    uint64_t reserved_[5];
 } nq_settings;
 
 /** Outcome of nq_count(). */
@@ -277,6 +295,12 @@ NQ_API enum nq_engine nq_auto_engine(int n, int threads);
 /** 1 when the engine reports unique counts, else 0. */
 NQ_API int nq_engine_has_unique(enum nq_engine engine);
 
+/** Schedule name ("default", "tasks", "dynamic", "guided", "static"), or NULL if out of range. */
+NQ_API const char *nq_schedule_name(enum nq_schedule schedule);
+
+/** Looks a schedule up by name.  Returns 0 and sets *schedule, or NQ_EINVAL_ARG. */
+NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
+
 /** Library version, "MAJOR.MINOR.PATCH". */
 NQ_API const char *nq_version(void);
 
@@ -343,7 +367,8 @@ NQ_API uint64_t nq_job_identity(const nq_job *job);
 
 /**
  * Solves units [first, first + count) with the pool on `threads`
- * threads (0 = OpenMP default) and adds their counts to *sum.
+ * threads (0 = OpenMP default), sharing them by the schedule of the
+ * settings the job was created with, and adds their counts to *sum.
  * Returns 0; NQ_EINVAL_ARG for a NULL job or sum, a range outside the job
  * or a negative thread count; NQ_ENOMEM when the threads' working memory
  * cannot be had; or NQ_ECANCELLED if *cancel (may be NULL) was raised.  On
@@ -355,10 +380,32 @@ NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads
 /**
  * Solves one unit on the calling thread (no pool) and stores its counts in
  * *out.  Thread-safe: several threads may call it on one job at once.
+ * Allocates (and frees) the engine's working memory on every call, which
+ * for mitm is megabytes: a loop over units should use an nq_solver.
  * Returns 0, NQ_EINVAL_ARG (a NULL job or out, or a unit past the job's
  * last) or NQ_ENOMEM (the engine's working memory cannot be had).
  */
 NQ_API int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out);
+
+/**
+ * One thread's solver of a job's units: the engine's working memory,
+ * allocated once and kept from unit to unit (an engine may reuse in it
+ * what one unit built for the next), so solving a unit allocates nothing.
+ * A solver belongs to one thread at a time; give each thread its own.
+ * The job must outlive it.
+ */
+typedef struct nq_solver nq_solver;
+
+/** Creates a solver for job.  Returns 0 and sets *solver, or
+ *  NQ_EINVAL_ARG / NQ_ENOMEM. */
+NQ_API int nq_solver_create(nq_solver **solver, nq_job *job);
+
+/** Solves unit `unit` of the solver's job into *out.  Returns 0 or
+ *  NQ_EINVAL_ARG; never allocates. */
+NQ_API int nq_solver_solve(nq_solver *solver, uint64_t unit, nq_counts *out);
+
+/** Frees a solver and sets *solver to NULL; accepts NULL. */
+NQ_API void nq_solver_free(nq_solver **solver);
 
 /* ---- Meet in the middle: what a unit counts, and memory ---- */
 

@@ -14,28 +14,35 @@
 #include "run/pool.h"
 #include "run/run.h"
 
-/* The pool's chunk_done hook: thread-safe, no I/O. */
+/* The ledger as the runner's source: chunk c is wanted unless the journal
+ * already held it; a finished chunk goes back to the ledger.  Both are
+ * thread-safe and do no I/O. */
+static int chunk_wanted(void *user, uint64_t chunk)
+{
+    return !nq_ledger_resumed_flags(user)[chunk];
+}
+
 static void chunk_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
     nq_ledger_finish(user, chunk, counts);
 }
 
 /* Solves the chunks of the plan that the ledger does not hold yet. */
-static int solve(const nq_plan *plan, nq_run *run)
+static int solve(const nq_plan *plan, nq_run *run, enum nq_schedule schedule)
 {
     if (nq_ledger_complete(run->ledger))
         return 0;
-    const nq_pool_run pool = {
+    nq_pool_run pool = {
         .job = plan->job,
         .first_unit = 0,
         .unit_count = plan->job->units,
         .units_per_chunk = plan->chunk_units,
-        .skip = nq_ledger_resumed_flags(run->ledger),
-        .chunk_done = chunk_done,
-        .user = run->ledger,
+        .source = {.wanted = chunk_wanted, .done = chunk_done, .user = run->ledger},
         .threads = plan->job->threads,
+        .schedule = schedule,
         .cancel = nq_run_stop_flag(run),
     };
+    pool.source.chunks = nq_pool_chunks(&pool);
     nq_counts ignored = {0, 0}; /* the ledger's sums include resumed chunks */
     return nq_pool_solve(&pool, &ignored);
 }
@@ -56,7 +63,7 @@ int nq_count(const nq_settings *s, nq_result *result)
     ret = nq_run_start(&run, &rc);
     if (ret == 0) {
         nq_plan_estimate(&plan, &run, plan.job->threads);
-        ret = solve(&plan, &run);
+        ret = solve(&plan, &run, s->schedule);
         nq_counts sum;
         uint64_t done, resumed;
         nq_run_outcome(&run, &sum, &done, &resumed);

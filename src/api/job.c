@@ -1,6 +1,8 @@
 /*
  * job.c - the job: planned (the one place, for the public calls and for
- * the run planner alike), queried, solved unit by unit or by ranges, freed.
+ * the run planner alike), queried, solved by ranges (through the chunk
+ * runner) or unit by unit (through a solver that keeps one thread's
+ * scratch from unit to unit), freed.
  */
 #include <stdlib.h>
 
@@ -45,8 +47,11 @@ int nq_job_create(nq_job **out, const nq_settings *s)
         return ret;
     const enum nq_engine engine =
         s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, s->threads) : s->engine;
-    return nq_plan_job(out, s->n, engine, nq_resolve_threads(s->threads),
-                       s->split_depth > 0 ? s->split_depth : NQ_SPLIT_AUTO);
+    ret = nq_plan_job(out, s->n, engine, nq_resolve_threads(s->threads),
+                      s->split_depth > 0 ? s->split_depth : NQ_SPLIT_AUTO);
+    if (ret == 0)
+        (*out)->schedule = s->schedule;
+    return ret;
 }
 
 void nq_job_free(nq_job **job)
@@ -91,9 +96,11 @@ int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
         .first_unit = first,
         .unit_count = count,
         .threads = nq_resolve_threads(threads),
+        .schedule = job->schedule,
         .cancel = cancel,
     };
     run.units_per_chunk = nq_pool_chunk_size(count, run.threads, NQ_JOB_CHUNKS_PER_THREAD);
+    run.source.chunks = nq_pool_chunks(&run);
     nq_counts part = {0, 0};
     int ret = nq_pool_solve(&run, &part);
     if (ret < 0)
@@ -102,17 +109,56 @@ int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
     return 0;
 }
 
+struct nq_solver {
+    nq_job *job;
+    void *scratch; /* the engine's, NULL when it needs none */
+};
+
+int nq_solver_create(nq_solver **out, nq_job *job)
+{
+    if (!out)
+        return NQ_EINVAL_ARG;
+    *out = NULL;
+    if (!job)
+        return NQ_EINVAL_ARG;
+    nq_solver *s = calloc(1, sizeof *s);
+    if (!s)
+        return NQ_ENOMEM;
+    s->job = job;
+    /* Zeroed, as the engine contract wants at the start of a run. */
+    if (job->ops->scratch_size && !(s->scratch = calloc(1, job->ops->scratch_size(job)))) {
+        free(s);
+        return NQ_ENOMEM;
+    }
+    *out = s;
+    return 0;
+}
+
+int nq_solver_solve(nq_solver *s, uint64_t unit, nq_counts *out)
+{
+    if (!s || !out || unit >= s->job->units)
+        return NQ_EINVAL_ARG;
+    s->job->ops->solve(s->job, unit, out, s->scratch);
+    return 0;
+}
+
+void nq_solver_free(nq_solver **s)
+{
+    if (!s || !*s)
+        return;
+    free((*s)->scratch);
+    free(*s);
+    *s = NULL;
+}
+
 int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out)
 {
     if (!job || !out || unit >= job->units)
         return NQ_EINVAL_ARG;
-    void *scratch = NULL;
-    if (job->ops->scratch_size) {
-        scratch = calloc(1, job->ops->scratch_size(job));
-        if (!scratch)
-            return NQ_ENOMEM;
-    }
-    job->ops->solve(job, unit, out, scratch);
-    free(scratch);
-    return 0;
+    nq_solver *s;
+    int ret = nq_solver_create(&s, job);
+    if (ret == 0)
+        ret = nq_solver_solve(s, unit, out);
+    nq_solver_free(&s);
+    return ret;
 }

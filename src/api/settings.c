@@ -19,6 +19,30 @@ void nq_default_settings(nq_settings *s)
     s->split_depth = 0;
     s->progress_interval = 0.25;
     s->checkpoint_interval = 2.0;
+    s->schedule = NQ_SCHEDULE_DEFAULT;
+}
+
+static const char *const schedule_names[NQ_SCHEDULE_COUNT_] = {
+    [NQ_SCHEDULE_DEFAULT] = "default", [NQ_SCHEDULE_TASKS] = "tasks",
+    [NQ_SCHEDULE_DYNAMIC] = "dynamic", [NQ_SCHEDULE_GUIDED] = "guided",
+    [NQ_SCHEDULE_STATIC] = "static",
+};
+
+const char *nq_schedule_name(enum nq_schedule schedule)
+{
+    if ((int)schedule < 0 || schedule >= NQ_SCHEDULE_COUNT_)
+        return NULL;
+    return schedule_names[schedule];
+}
+
+int nq_schedule_from_name(const char *name, enum nq_schedule *schedule)
+{
+    for (int i = 0; name && schedule && i < NQ_SCHEDULE_COUNT_; i++)
+        if (strcmp(name, schedule_names[i]) == 0) {
+            *schedule = (enum nq_schedule)i;
+            return 0;
+        }
+    return NQ_EINVAL_ARG;
 }
 
 /* Writes a printf-style line into detail (when there is room) and returns
@@ -90,6 +114,9 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
     if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)
         return refuse(detail, size, NQ_EINVAL_ENGINE, "engine %d is not a known engine",
                       (int)s->engine);
+    if ((int)s->schedule < 0 || s->schedule >= NQ_SCHEDULE_COUNT_)
+        return refuse(detail, size, NQ_EINVAL_ARG, "schedule %d is not a known schedule",
+                      (int)s->schedule);
     if (s->split_depth < 0 || s->split_depth > NQ_MAX_SPLIT_DEPTH)
         return refuse(detail, size, NQ_EINVAL_SPLIT,
                       "split depth %d is out of range: allowed 1 to %d (0 = automatic)",

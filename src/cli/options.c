@@ -25,12 +25,14 @@ enum long_only {
     OPT_NO_PROGRESS,
     OPT_CHECKPOINT,
     OPT_RANK_TIMEOUT,
+    OPT_SCHEDULE,
 };
 
 static const struct option long_options[] = {
     {"threads", required_argument, NULL, 't'},
     {"engine", required_argument, NULL, 'e'},
     {"split-depth", required_argument, NULL, OPT_SPLIT_DEPTH},
+    {"schedule", required_argument, NULL, OPT_SCHEDULE},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
     {"solutions", no_argument, NULL, OPT_SOLUTIONS},
@@ -56,6 +58,8 @@ void nq_cli_usage(FILE *out, const char *prog)
             "                        or all cores)\n"
             "  -e, --engine E        auto, plain, mirror, full, mitm (default: auto)\n"
             "      --split-depth D   rows expanded into subproblems, 1..8 (default: automatic)\n"
+            "      --schedule S      how threads share the work: tasks, dynamic, guided,\n"
+            "                        static (default: dynamic)\n"
             "      --json            print one JSON object instead of text\n"
             "  -q, --quiet           print only the total (not with --json)\n"
             "      --solutions       list the solutions instead of counting them\n"
@@ -138,7 +142,8 @@ static int parse_count(const char *text, uint64_t *value)
 
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
-    int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout;
+    int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout,
+        schedule;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -169,6 +174,14 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
                        arg, NQ_MAX_SPLIT_DEPTH);
         opt->settings.split_depth = (int)v;
         g->split_depth = 1;
+        break;
+    case OPT_SCHEDULE:
+        /* "default" is the library's name for the setting's zero value, not
+         * a schedule to ask for. */
+        if (!strcmp(arg, "default") || nq_schedule_from_name(arg, &opt->settings.schedule) < 0)
+            return bad(err, err_size,
+                       "unknown schedule '%s': expected tasks, dynamic, guided or static", arg);
+        g->schedule = 1;
         break;
     case OPT_JSON: opt->json = 1; break;
     case 'q': opt->quiet = 1; break;
@@ -256,7 +269,7 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
         {g->threads, "--threads"},       {g->engine, "--engine"},
         {g->split_depth, "--split-depth"}, {opt->json, "--json"},
         {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
-        {g->rank_timeout, "--rank-timeout"},
+        {g->rank_timeout, "--rank-timeout"}, {g->schedule, "--schedule"},
     };
     for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
         if (counting[i].given)

@@ -55,6 +55,10 @@ struct nq_job {
      * and the ETA come every few seconds, not once per thread's 64th. */
     uint64_t chunk_limit;
     void *plan;        /* engine-private, read-only while solving */
+    /* How the pool shares the job's chunks when the job is solved through
+     * nq_job_solve() or by nqueens-mpi's ranks (nq_count() passes its
+     * settings' own); 0, NQ_SCHEDULE_DEFAULT, unless set after planning. */
+    enum nq_schedule schedule;
 };
 
 static inline void nq_counts_add(nq_counts *sum, const nq_counts *add)

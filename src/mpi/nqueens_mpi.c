@@ -300,7 +300,10 @@ int main(int argc, char **argv)
          * can save what finished; without one, the first signal ends the
          * process. */
         nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
-        if (!same_job_everywhere(&pg, msg, &plan))
+        const int same = same_job_everywhere(&pg, msg, &plan);
+        if (same) /* a rank's threads share chunks as its --schedule says */
+            plan.job->schedule = pg.opt.settings.schedule;
+        if (!same)
             status = 1;
         else if (pg.rank == 0)
             status = count_on_rank0(&pg, &plan, (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT]);

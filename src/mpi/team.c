@@ -1,58 +1,47 @@
 /*
  * team.c - the compute threads of one rank (see team.h).
+ *
+ * The team is the chunk runner (run/pool.h) fed by a streaming source:
+ * the rank's take/done calls.  The runner gives every thread one scratch
+ * buffer for the whole run and does the stop checks and the per-thread
+ * sums, exactly as for nq_count(); this file only starts it on its own
+ * thread and tells the rank's main thread when it is done.
  */
 #include "core/engine.h"
 #include "mpi/team.h"
+#include "run/pool.h"
 
-/* 1 when the team must stop before its next unit. */
-static int halted(const nq_mpi_team *t)
+/* The runner's streaming source: the rank's own. */
+static int team_take(void *user, uint64_t *chunk)
 {
-    return (t->cancel && atomic_load_explicit(t->cancel, memory_order_relaxed)) ||
-           (t->stop && atomic_load_explicit(t->stop, memory_order_relaxed)) ||
-           atomic_load_explicit(&t->error, memory_order_relaxed);
+    const nq_mpi_team *t = user;
+    return t->source.take(t->source.user, chunk);
 }
 
-/* Solves chunk c into *sum.  Returns 0, NQ_ECANCELLED when halted before the
- * chunk was complete (its partial sum is then meaningless), or an error. */
-static int solve_chunk(nq_mpi_team *t, uint64_t c, nq_counts *sum)
+static void team_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
-    const uint64_t units = nq_job_units(t->job);
-    const uint64_t begin = c * t->chunk_units;
-    const uint64_t end = begin + t->chunk_units < units ? begin + t->chunk_units : units;
-    *sum = (nq_counts){0, 0};
-    for (uint64_t u = begin; u < end; u++) {
-        if (halted(t))
-            return NQ_ECANCELLED;
-        nq_counts one;
-        int ret = nq_job_solve_unit(t->job, u, &one);
-        if (ret < 0)
-            return ret;
-        nq_counts_add(sum, &one);
-    }
-    return 0;
+    const nq_mpi_team *t = user;
+    t->source.done(t->source.user, chunk, counts);
 }
 
 static void *team_main(void *arg)
 {
     nq_mpi_team *t = arg;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(t->threads)
-#endif
-    {
-        uint64_t chunk;
-        while (t->source.take(t->source.user, &chunk)) {
-            nq_counts sum;
-            int ret = solve_chunk(t, chunk, &sum);
-            if (ret == NQ_ECANCELLED)
-                break;
-            if (ret < 0) {
-                int none = 0;
-                atomic_compare_exchange_strong(&t->error, &none, ret);
-                break;
-            }
-            t->source.done(t->source.user, chunk, &sum);
-        }
-    }
+    const nq_pool_run run = {
+        .job = t->job,
+        .first_unit = 0,
+        .unit_count = nq_job_units(t->job),
+        .units_per_chunk = t->chunk_units,
+        .source = {.take = team_take, .done = team_done, .user = t},
+        .threads = t->threads,
+        .schedule = t->job->schedule,
+        .cancel = t->cancel,
+        .stop = t->stop,
+    };
+    nq_counts ignored = {0, 0}; /* the rank reports each chunk through done */
+    const int ret = nq_pool_solve(&run, &ignored);
+    if (ret < 0 && ret != NQ_ECANCELLED)
+        atomic_store(&t->error, ret);
     atomic_store(&t->finished, 1);
     return NULL;
 }
@@ -77,7 +66,7 @@ int nq_mpi_team_join(nq_mpi_team *team)
     int err = atomic_load(&team->error);
     if (err < 0)
         return err;
-    if (halted(team))
+    if ((team->cancel && atomic_load(team->cancel)) || (team->stop && atomic_load(team->stop)))
         return NQ_ECANCELLED;
     return 0;
 }

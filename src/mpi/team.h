@@ -1,13 +1,14 @@
 /*
  * team.h - the compute threads of one rank.
  *
- * A team is `threads` OpenMP threads, started from their own pthread so the
- * main thread stays free to talk MPI (MPI_THREAD_FUNNELED: only the main
- * thread calls MPI).  Every thread repeatedly takes a chunk from a source,
- * solves its units and reports the chunk's counts.  Threads never wait for
- * each other between chunks: a fork/join per chunk would idle all but one
- * thread at every chunk's end, which with a few large units costs far more
- * than the 5% the hybrid run may lose.
+ * A team is `threads` OpenMP threads of the chunk runner (run/pool.h),
+ * started from their own pthread so the main thread stays free to talk MPI
+ * (MPI_THREAD_FUNNELED: only the main thread calls MPI).  The rank's
+ * take/done calls are the runner's streaming source: chunks are taken as
+ * threads (or, under the task schedule, the task walker) need them, solved
+ * with per-thread scratch kept for the whole run, and reported one by one.
+ * One parallel region for the whole run: a fork/join per chunk or per
+ * batch would idle all but one thread at every chunk's end.
  */
 #ifndef NQ_MPI_TEAM_H
 #define NQ_MPI_TEAM_H
@@ -41,7 +42,7 @@ typedef struct nq_mpi_team {
     /* Private. */
     pthread_t thread;
     atomic_int finished;
-    atomic_int error;      /* first error from solving a unit, else 0 */
+    atomic_int error;      /* the runner's error (no memory for its scratch), else 0 */
 } nq_mpi_team;
 
 /* Starts the team.  Returns 0 or NQ_ENOMEM when no thread could be made. */
@@ -50,8 +51,8 @@ int nq_mpi_team_start(nq_mpi_team *team);
 /* 1 once every thread of the team has stopped taking chunks. */
 int nq_mpi_team_finished(const nq_mpi_team *team);
 
-/* Waits for the team.  Returns 0, NQ_ECANCELLED when a unit was abandoned
- * because of cancel/stop, or the first error of a unit. */
+/* Waits for the team.  Returns 0, NQ_ECANCELLED when cancel or stop was
+ * raised, or the runner's error. */
 int nq_mpi_team_join(nq_mpi_team *team);
 
 #endif /* NQ_MPI_TEAM_H */

@@ -2,11 +2,24 @@
  * model.h - a scheduling model of the task pool, used to predict how a
  * job's units spread over P workers before (or without) running them.
  *
- * The pool (pool.c) hands out chunks of consecutive units in index order;
- * an idle thread takes the next chunk.  The model replays exactly that
- * policy on known or estimated task costs: tasks are taken in order and each
- * goes to the worker that becomes free first.  The finishing time of the
- * last worker is the makespan; work / (P * makespan) is the efficiency.
+ * The pool (pool.c) cuts the units into chunks of consecutive units and
+ * shares them by one of four schedules; the model replays each on known or
+ * estimated unit costs:
+ *
+ *   dynamic  chunks in index order, each to the worker that becomes free
+ *            first (the pool's loop does exactly that);
+ *   tasks    the same: a free thread starts the oldest waiting task.  The
+ *            OpenMP runtime does not promise that order (a thread may run
+ *            its own newest task first), so this is the model's
+ *            assumption, close while tasks wait in creation order;
+ *   guided   blocks of ceil(chunks left / P) chunks in index order, each
+ *            to the worker free first (the OpenMP specification's rule;
+ *            runtimes may use a smaller proportion);
+ *   static   P contiguous blocks of chunks, one per worker, fixed in
+ *            advance, the first chunks % P blocks one chunk longer.
+ *
+ * The finishing time of the last worker is the makespan; work / (P *
+ * makespan) is the efficiency.
  * The model ignores scheduling overhead and memory effects, which is right
  * for this library's units (each costs microseconds to seconds of pure
  * search), and it is what the engines use to choose their split depth.
@@ -16,6 +29,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nqueens/nqueens.h"
 
 /* The automatic split-depth rule every engine with a split depth follows:
  * the smallest depth whose estimated unit costs give at least this predicted
@@ -41,17 +56,29 @@ typedef struct nq_model_result {
 /*
  * Schedules `count` unit costs, grouped into tasks of `per_task` consecutive
  * units (the last task may be shorter; per_task 0 counts as 1), on `workers`
- * workers: tasks in index order, each to the earliest-free worker.  Costs
+ * workers: tasks in index order, each to the earliest-free worker (the
+ * dynamic schedule).  Costs
  * must be finite and >= 0.  Returns 0 and fills *out, or NQ_EINVAL_ARG
  * (bad workers or NULL pointers) / NQ_ENOMEM.
  */
 int nq_model_schedule(const double *costs, size_t count, size_t per_task, int workers,
                       nq_model_result *out);
 
+/* nq_model_schedule() under one of the pool's schedules (see the top of
+ * this file; NQ_SCHEDULE_DEFAULT is the schedule it stands for).  Same
+ * returns, and NQ_EINVAL_ARG for a schedule out of range. */
+int nq_model_schedule_as(const double *costs, size_t count, size_t per_task, int workers,
+                         enum nq_schedule schedule, nq_model_result *out);
+
+/* nq_model_pool() under one of the pool's schedules. */
+int nq_model_pool_as(const double *costs, size_t count, int threads, enum nq_schedule schedule,
+                     nq_model_result *out);
+
 /*
  * The pool's own view: chunks `costs` the way nq_count() does for `threads`
  * threads (nq_pool_chunk_size with NQ_POOL_CHUNKS_PER_THREAD) and schedules
- * the chunks on `threads` workers.  Same returns as nq_model_schedule().
+ * the chunks on `threads` workers by the default schedule.  Same returns as
+ * nq_model_schedule().
  */
 int nq_model_pool(const double *costs, size_t count, int threads, nq_model_result *out);
 

@@ -1,16 +1,31 @@
 /*
- * pool.c - the OpenMP pool over chunks of units.
+ * pool.c - the chunk runner (see pool.h).
  *
- * The chunks are a loop with a dynamic schedule of one chunk: a thread that
- * is free takes the next chunk in index order, so a slow chunk never holds
- * up the others, and the order is exactly the one the scheduling model
- * (model.c) simulates.  A chunk runs start to finish on one thread, which
- * may use that thread's scratch buffer and partial sum.  A loop rather than
- * a task per chunk: nothing is allocated per chunk, and ThreadSanitizer can
- * follow it (a task's data block, recycled inside the OpenMP runtime, looks
- * like a race to it unless the runtime is built with its annotations).
- * Without OpenMP the same code runs the chunks in order on the calling
- * thread.
+ * Four ways to share the chunks among the threads, one code path for what
+ * a thread does with a chunk (solve_chunk, finish_chunk):
+ *
+ *   tasks    one thread walks the source and makes an OpenMP task of each
+ *            chunk; the others (and, at the end, it) run the tasks.  With a
+ *            streaming source, whose take() may block, the walker keeps at
+ *            most 2 * (threads - 1) tasks waiting and runs the next chunk
+ *            itself (an undeferred task) when that many wait: it never
+ *            hoards more chunks than the team can start soon, and a task
+ *            never waits for a thread while the walker is blocked.
+ *   dynamic  a loop over the chunk indices, schedule(dynamic, 1): a thread
+ *            that is free takes the next chunk in index order, the order
+ *            the scheduling model (model.c) simulates.
+ *   guided   schedule(guided, 1): large blocks of chunks first, shrinking.
+ *   static   schedule(static): each thread one contiguous block of chunks,
+ *            fixed before the run starts.
+ *
+ * A streaming source has no index space to cut up front, so the three loop
+ * schedules all share it the only way they can: every thread takes its
+ * next chunk from the source when it is free (the dynamic policy).
+ *
+ * Whatever the schedule, a chunk runs start to finish on one thread (tasks
+ * are tied and contain no scheduling point), so it may use that thread's
+ * scratch buffer and partial sum without a lock.  Without OpenMP the same
+ * code runs the chunks in order on the calling thread.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +42,13 @@ typedef struct {
     char pad_[64 - sizeof(nq_counts) % 64];
 } padded_counts;
 
+/* What every thread of one nq_pool_solve() shares. */
+typedef struct workspace {
+    const nq_pool_run *run;
+    padded_counts *partial; /* [threads] */
+    void **scratch;         /* [threads], entries NULL when the engine needs none */
+} workspace;
+
 uint64_t nq_pool_chunks(const nq_pool_run *run)
 {
     return (run->unit_count + run->units_per_chunk - 1) / run->units_per_chunk;
@@ -39,26 +61,41 @@ uint64_t nq_pool_chunk_size(uint64_t units, int threads, uint64_t per_thread)
     return size ? size : 1;
 }
 
-static int cancelled(const nq_pool_run *run)
+enum nq_schedule nq_schedule_resolve(enum nq_schedule schedule)
 {
-    return run->cancel && atomic_load_explicit(run->cancel, memory_order_relaxed);
+    return schedule == NQ_SCHEDULE_DEFAULT ? NQ_SCHEDULE_DYNAMIC : schedule;
+}
+
+static int halted(const nq_pool_run *run)
+{
+    return (run->cancel && atomic_load_explicit(run->cancel, memory_order_relaxed)) ||
+           (run->stop && atomic_load_explicit(run->stop, memory_order_relaxed));
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
 }
 
 /* Solves chunk c on the calling thread into *out.  Returns 1, or 0 when a
- * cancel cut the chunk short (then *out is meaningless).  The cancel is
+ * stop cut the chunk short (then *out is meaningless).  The stop is
  * checked between units, not only between chunks, because a journal chunk
  * may hold many units: one relaxed load per unit costs nothing measurable
  * next to a unit's search, and bounds the stop latency by one unit. */
 static int solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_counts *out)
 {
     const nq_job *job = run->job;
-    uint64_t begin = run->first_unit + c * run->units_per_chunk;
-    uint64_t end = begin + run->units_per_chunk;
-    if (end > run->first_unit + run->unit_count)
-        end = run->first_unit + run->unit_count;
+    const uint64_t begin = run->first_unit + c * run->units_per_chunk;
+    const uint64_t range_end = run->first_unit + run->unit_count;
+    const uint64_t end = range_end - begin > run->units_per_chunk
+                             ? begin + run->units_per_chunk : range_end;
     nq_counts sum = {0, 0};
     for (uint64_t u = begin; u < end; u++) {
-        if (u > begin && cancelled(run))
+        if (u > begin && halted(run))
             return 0;
         nq_counts one;
         job->ops->solve(job, u, &one, scratch);
@@ -68,55 +105,162 @@ static int solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_cou
     return 1;
 }
 
-int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
+/* What the thread that holds chunk c does with it: solve it with its own
+ * scratch, add it to its own partial sum, and report it. */
+static void finish_chunk(workspace *ws, uint64_t c)
 {
-    const uint64_t chunks = nq_pool_chunks(run);
-    const size_t scratch_bytes = run->job->ops->scratch_size
-                                     ? run->job->ops->scratch_size(run->job) : 0;
-    const int threads = run->threads > 0 ? run->threads : 1;
-    padded_counts *partial = calloc((size_t)threads, sizeof *partial);
-    void **scratch = calloc((size_t)threads, sizeof *scratch);
-    int ret = 0;
-    if (!partial || !scratch) {
-        ret = NQ_ENOMEM;
-        goto out;
+    const nq_pool_run *run = ws->run;
+    if (halted(run))
+        return;
+    const int me = thread_id();
+    nq_counts counts;
+    if (solve_chunk(run, c, ws->scratch[me], &counts)) {
+        nq_counts_add(&ws->partial[me].counts, &counts);
+        if (run->source.done)
+            run->source.done(run->source.user, c, &counts);
     }
-    for (int t = 0; scratch_bytes && t < threads; t++)
-        if (!(scratch[t] = calloc(1, scratch_bytes))) {
-            ret = NQ_ENOMEM;
-            goto out;
-        }
+}
 
+/* Index c of an indexed source, if it is still to solve. */
+static int wanted(const nq_pool_run *run, uint64_t c)
+{
+    return !run->source.wanted || run->source.wanted(run->source.user, c);
+}
+
+/* The next chunk to solve, from either kind of source (*next is the
+ * cursor of an indexed one).  Returns 0 when there is none or the run is
+ * stopping. */
+static int next_chunk(const nq_pool_run *run, uint64_t *next, uint64_t *chunk)
+{
+    if (run->source.chunks == 0)
+        return !halted(run) && run->source.take(run->source.user, chunk);
+    while (*next < run->source.chunks && !halted(run)) {
+        const uint64_t c = (*next)++;
+        if (wanted(run, c)) {
+            *chunk = c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The task schedule (see the top of this file).  An indexed source never
+ * blocks, so nearly every chunk becomes a deferred task; only when a
+ * large backlog waits does the walker run the next one itself.
+ *
+ * The count of waiting tasks is released by every task as it ends and
+ * acquired by the walker before it makes the next: besides bounding the
+ * backlog, that orders a finished task's reads of its data block before
+ * the walker's writes into the same block, which the OpenMP runtime
+ * recycles for a later task.  The runtime orders them too, but inside
+ * itself, where ThreadSanitizer (with Archer) cannot see it. */
+static void share_as_tasks(workspace *ws, int threads)
+{
+    const nq_pool_run *run = ws->run;
+    const int max_waiting = run->source.chunks ? threads * NQ_POOL_CHUNKS_PER_THREAD
+                                               : 2 * (threads - 1);
+    atomic_int waiting;
+    atomic_init(&waiting, 0);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) shared(waiting)
+#pragma omp single
+#endif
+    {
+        uint64_t next = 0, c;
+        while (next_chunk(run, &next, &c)) {
+            const int defer = atomic_load_explicit(&waiting, memory_order_acquire) < max_waiting;
+            if (defer)
+                atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
+#ifdef _OPENMP
+#pragma omp task firstprivate(c, defer) if (defer)
+#endif
+            {
+                finish_chunk(ws, c);
+                if (defer)
+                    atomic_fetch_sub_explicit(&waiting, 1, memory_order_release);
+            }
+        }
+    }
+}
+
+/* A loop schedule over an indexed source.  The three loops differ only in
+ * their schedule clause, which OpenMP wants spelled out. */
+#define NQ_POOL_LOOP                                                                          \
+    for (uint64_t c = 0; c < chunks; c++)                                                    \
+        if (!halted(run) && wanted(run, c))                                                  \
+            finish_chunk(ws, c);
+
+static void share_as_loop(workspace *ws, int threads, enum nq_schedule schedule)
+{
+    const nq_pool_run *run = ws->run;
+    const uint64_t chunks = run->source.chunks;
+    (void)threads;
+    (void)schedule;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
 #endif
     {
-        int me = 0;
+        if (chunks == 0) {
+            /* A streaming source: every thread takes for itself. */
+            uint64_t c, none = 0;
+            while (next_chunk(run, &none, &c))
+                finish_chunk(ws, c);
+        } else if (schedule == NQ_SCHEDULE_GUIDED) {
 #ifdef _OPENMP
-        me = omp_get_thread_num();
+#pragma omp for schedule(guided, 1)
+#endif
+            NQ_POOL_LOOP
+        } else if (schedule == NQ_SCHEDULE_STATIC) {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            NQ_POOL_LOOP
+        } else {
+#ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-        for (uint64_t c = 0; c < chunks; c++) {
-            if ((run->skip && run->skip[c]) || cancelled(run))
-                continue;
-            nq_counts counts;
-            if (solve_chunk(run, c, scratch[me], &counts)) {
-                nq_counts_add(&partial[me].counts, &counts);
-                if (run->chunk_done)
-                    run->chunk_done(run->user, c, &counts);
-            }
+            NQ_POOL_LOOP
         }
     }
+}
+
+int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
+{
+    const size_t scratch_bytes = run->job->ops->scratch_size
+                                     ? run->job->ops->scratch_size(run->job) : 0;
+    const int threads = run->threads > 0 ? run->threads : 1;
+    workspace ws = {
+        .run = run,
+        .partial = calloc((size_t)threads, sizeof *ws.partial),
+        .scratch = calloc((size_t)threads, sizeof *ws.scratch),
+    };
+    int ret = 0;
+    if (!ws.partial || !ws.scratch) {
+        ret = NQ_ENOMEM;
+        goto out;
+    }
+    /* Zeroed, as the engine contract promises, once for the whole run. */
+    for (int t = 0; scratch_bytes && t < threads; t++)
+        if (!(ws.scratch[t] = calloc(1, scratch_bytes))) {
+            ret = NQ_ENOMEM;
+            goto out;
+        }
+
+    const enum nq_schedule schedule = nq_schedule_resolve(run->schedule);
+    if (schedule == NQ_SCHEDULE_TASKS)
+        share_as_tasks(&ws, threads);
+    else
+        share_as_loop(&ws, threads, schedule);
 
     for (int t = 0; t < threads; t++)
-        nq_counts_add(sum, &partial[t].counts);
-    if (cancelled(run))
+        nq_counts_add(sum, &ws.partial[t].counts);
+    if (halted(run))
         ret = NQ_ECANCELLED;
 out:
-    if (scratch)
+    if (ws.scratch)
         for (int t = 0; t < threads; t++)
-            free(scratch[t]);
-    free(scratch);
-    free(partial);
+            free(ws.scratch[t]);
+    free(ws.scratch);
+    free(ws.partial);
     return ret;
 }

@@ -1,38 +1,72 @@
 /*
- * pool.h - the OpenMP task pool that solves a range of a job's units.
+ * pool.h - the chunk runner: the one place where threads solve a job's
+ * chunks, for nq_count(), nq_job_solve() and every rank of nqueens-mpi.
  *
- * The range is cut into chunks of consecutive units; each chunk is one task.
- * Workers keep per-thread partial sums (no shared atomic per solution) that
- * are reduced once at the end.  A hook is told of every finished chunk, which
- * is how the journal and progress reporting see work complete without the
- * workers doing any I/O themselves.
+ * A run's units are cut into chunks of consecutive units.  Where the chunks
+ * come from is a source: an index range known up front (nq_job_solve, and
+ * nq_count, whose ledger marks the chunks a journal already holds), or a
+ * stream that hands chunks out as they become free and may block (an MPI
+ * rank: rank 0's ledger shared with the other ranks, or the chunks rank 0
+ * assigned to a worker rank).  The runner owns what every front end needs
+ * from its threads: one scratch buffer per thread, allocated once and kept
+ * from unit to unit for the whole run (an engine may reuse in it what one
+ * unit built for the next), per-thread partial sums padded to their own
+ * cache line and reduced once at the end, and stop checks between units.
+ * A hook is told of every finished chunk, which is how the journal, the
+ * progress reports and the MPI results see work complete without the
+ * threads doing any I/O themselves.
+ *
+ * How the threads share the chunks is the schedule (enum nq_schedule):
+ * OpenMP tasks, one per chunk (the task pool), or a loop with a dynamic,
+ * guided or static schedule.  The scheduling model (model.h) predicts each.
  */
 #ifndef NQ_POOL_H
 #define NQ_POOL_H
 
 #include "core/engine.h"
 
+/* Where a run's chunks come from and where their counts go. */
+typedef struct nq_chunk_source {
+    /* Indexed source: chunk indices 0 .. chunks - 1 (chunks > 0).  The
+     * optional `wanted` says whether chunk c is still to solve (0: skip it,
+     * e.g. a journal already holds it); called from any thread. */
+    uint64_t chunks;
+    int (*wanted)(void *user, uint64_t chunk);
+    /* Streaming source (chunks == 0): sets *chunk and returns 1, or returns
+     * 0 when there are no more.  May block until a chunk arrives.  Called
+     * by one thread at a time under the task schedule, by every thread at
+     * once under the others. */
+    int (*take)(void *user, uint64_t *chunk);
+    /* Optional: chunk `chunk` was solved completely with these counts.
+     * Called by the thread that solved it; thread-safe and cheap. */
+    void (*done)(void *user, uint64_t chunk, const nq_counts *counts);
+    void *user;
+} nq_chunk_source;
+
 typedef struct nq_pool_run {
     nq_job *job;
-    uint64_t first_unit;      /* the range to solve */
-    uint64_t unit_count;
-    uint64_t units_per_chunk; /* >= 1; chunk c starts at first_unit + c * units_per_chunk */
-    const unsigned char *skip; /* optional: chunk c is not solved when skip[c] != 0 */
-    /* Optional, called by the worker that finished chunk c, with the chunk's
-     * counts; must be thread-safe and cheap. */
-    void (*chunk_done)(void *user, uint64_t chunk, const nq_counts *counts);
-    void *user;
-    int threads;              /* resolved thread count, >= 1 */
-    atomic_int *cancel;       /* optional */
+    uint64_t first_unit;      /* chunk c is units [first_unit + c * units_per_chunk, ...) */
+    uint64_t unit_count;      /* ... cut at first_unit + unit_count */
+    uint64_t units_per_chunk; /* >= 1 */
+    nq_chunk_source source;
+    int threads;              /* >= 1 */
+    enum nq_schedule schedule; /* NQ_SCHEDULE_DEFAULT means nq_schedule_resolve()'s choice */
+    atomic_int *cancel;       /* optional: stop after the unit in hand */
+    atomic_int *stop;         /* optional: a second such flag (an MPI rank's own) */
 } nq_pool_run;
 
-/* Number of chunks the run's range is cut into. */
+/* Chunks in the range [first_unit, first_unit + unit_count). */
 uint64_t nq_pool_chunks(const nq_pool_run *run);
 
-/* Solves every chunk not skipped and adds their counts to *sum.
- * Returns 0, NQ_ENOMEM, or NQ_ECANCELLED (chunks finished before the cancel
- * were still reported to chunk_done, and *sum holds them). */
+/* Solves the source's chunks and adds the counts of every chunk solved
+ * completely to *sum.  Returns 0, NQ_ENOMEM (nothing was solved), or
+ * NQ_ECANCELLED when a stop flag was raised (chunks finished before it
+ * were still reported to done, and *sum holds them). */
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum);
+
+/* The schedule NQ_SCHEDULE_DEFAULT stands for; any other value is
+ * returned as it is. */
+enum nq_schedule nq_schedule_resolve(enum nq_schedule schedule);
 
 /* Chunks per thread that nq_count() asks of nq_pool_chunk_size(); the
  * scheduling model (model.c) chunks its simulated runs the same way. */
