@@ -261,16 +261,19 @@ static int worker_status(int ret)
 int main(int argc, char **argv)
 {
     nq_cli_guard_std_fds(); /* before MPI opens anything */
+    /* A rank other than 0 that gets a signal leaves the count cleanly (its
+     * chunks go to the others, coordinator.h), journal or not, and from the
+     * very start: a scheduler draining one node must not end the whole
+     * job.  Rank 0's signal ends the job: at once until it knows of a
+     * journal (a signal during MPI_Init stops its count as it starts). */
+    nq_cli_install_signal_handlers(1);
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
-    /* A rank other than 0 that gets a signal leaves the count cleanly (its
-     * chunks go to the others, coordinator.h), journal or not, from the
-     * start: a scheduler draining one node must not end the whole job. */
-    if (pg.rank != 0)
-        nq_cli_install_signal_handlers(1);
+    if (pg.rank == 0)
+        nq_cli_install_signal_handlers(0);
 
     /* getopt_long permutes argv; the resume hint repeats it as typed. */
     pg.typed = malloc(((size_t)argc + 1) * sizeof *pg.typed);
