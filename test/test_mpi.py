@@ -9,6 +9,7 @@ and Open MPI's default binding would pin each rank to one core.
 """
 import json
 import os
+import random
 import resource
 import shutil
 import signal
@@ -360,6 +361,137 @@ int MPI_Finalize(void)
         p = subprocess.run([NQUEENS, "12", "--checkpoint", self.journal, "-q"],
                            capture_output=True, text=True, timeout=60, env=ENV)
         self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+
+
+def handles(pid, sig):
+    """True once process pid catches `sig` (its handler is installed)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+def journal_total(journal, args):
+    """`nqueens --checkpoint journal -q ARGS` on a journal: (status, stdout, stderr)."""
+    p = subprocess.run([NQUEENS, *args, "--checkpoint", journal, "-q"], capture_output=True,
+                       text=True, timeout=300, env=ENV)
+    return p.returncode, p.stdout, p.stderr
+
+
+class Signals(unittest.TestCase):
+    """A rank other than 0 stopped by SIGTERM or SIGINT (a scheduler draining
+    its node) is a rank left behind: its chunks go to the others, the job
+    completes with the exact total, says so and exits with status 3."""
+    TOTALS = {"16": 14772512, "17": 95815104}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_mpi_")
+        self.journal = os.path.join(self.tmp.name, "run.journal")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def signal_worker(self, n, sig, victim, checkpoint):
+        args = [n, "-e", "mirror", "--split-depth", "4", "-t", "1", "--rank-timeout", "5"]
+        if checkpoint:
+            args += ["--checkpoint", self.journal]
+        proc = subprocess.Popen(mpi_cmd(3, *args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ENV)
+        deadline = time.time() + 30
+        pid = None
+        while time.time() < deadline:
+            pid = pid or rank_pid(proc.pid, victim)
+            counting = not checkpoint or (os.path.exists(self.journal) and
+                                          os.path.getsize(self.journal) > 64)
+            if pid and handles(pid, sig) and counting:
+                break
+            time.sleep(0.01)
+        self.assertIsNotNone(pid, f"rank {victim} not found")
+        os.kill(pid, sig)
+        out, err = Failures.finish(self, proc, 90)
+        return proc.returncode, out, err
+
+    def test_worker_signal_leaves_the_count(self):
+        name = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT"}
+        for n, sig, victim, checkpoint in (("17", signal.SIGTERM, 1, True),
+                                           ("16", signal.SIGINT, 2, False)):
+            with self.subTest(sig=name[sig], checkpoint=checkpoint):
+                status, out, err = self.signal_worker(n, sig, victim, checkpoint)
+                self.assertEqual(status, 3, err)
+                self.assertIn(f"N={n}: {self.TOTALS[n]} solutions", out)
+                self.assertIn(f"nqueens-mpi: rank {victim} stopped on {name[sig]} and left the "
+                              "job: ", err)
+                self.assertIn(f"nqueens-mpi: the count is complete and exact, but rank {victim} "
+                              f"left the job on {name[sig]}", err)
+                if checkpoint:
+                    # Signalled mid-count: it held chunks, which went to the others.
+                    self.assertRegex(err, r"the \d+ chunks? it held go(es)? to the other ranks")
+                    self.assertEqual(journal_total(self.journal, (n,))[:2],
+                                     (0, f"{self.TOTALS[n]}\n"))
+
+
+@unittest.skipUnless(os.environ.get("NQ_MPI_SLOW") == "1", "slow suite only")
+class SignalLoop(unittest.TestCase):
+    """Many SIGTERMs and SIGINTs to random workers at random moments (from
+    start-up to the job's end), with and without a journal: every run ends
+    within the limit with the exact total, or fails with a message and, with
+    a journal, leaves one that resumes to the exact total."""
+    ARGS = ("16", "-e", "mirror", "--split-depth", "4", "-t", "1", "--rank-timeout", "5")
+    TOTAL = 14772512
+    RUNS = int(os.environ.get("NQ_MPI_SIGNAL_RUNS", "20"))
+
+    def test_signals_at_random_moments(self):
+        rng = random.Random(os.environ.get("NQ_MPI_SIGNAL_SEED", "29"))
+        tally = {}
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            for checkpoint in (True, False):
+                for i in range(self.RUNS):
+                    with self.subTest(sig=int(sig), checkpoint=checkpoint, run=i), \
+                            tempfile.TemporaryDirectory(prefix="nq_mpi_") as tmp:
+                        journal = os.path.join(tmp, "run.journal")
+                        args = list(self.ARGS) + (["--checkpoint", journal] if checkpoint
+                                                  else [])
+                        key = self.one_run(args, sig, rng.choice((1, 2)),
+                                           rng.uniform(0.0, 3.0), journal if checkpoint
+                                           else None)
+                        tally[key] = tally.get(key, 0) + 1
+        print(f"outcomes: {tally}", file=sys.stderr)
+
+    def one_run(self, args, sig, victim, delay, journal):
+        start = time.time()
+        proc = subprocess.Popen(mpi_cmd(3, *args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ENV)
+        pid = None
+        while time.time() < start + 20 and pid is None:
+            pid = rank_pid(proc.pid, victim)
+            time.sleep(0.005)
+        time.sleep(max(0.0, start + delay - time.time()))
+        if pid:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        # The count alone takes a few seconds; a rank left behind costs at
+        # most the 5 s rank timeout: 90 s means a hang.
+        out, err = Failures.finish(self, proc, 90)
+        status = proc.returncode
+        if status in (0, 3):
+            self.assertIn(f"N=16: {self.TOTAL} solutions", out, err)
+            if status == 3:
+                self.assertIn("the count is complete and exact, but rank", err)
+        else:
+            self.assertNotIn(str(self.TOTAL), out)
+            self.assertTrue(err.strip(), f"exit status {status} without a message")
+            print(f"signal {int(sig)} to rank {victim} at {delay:.2f} s: exit status {status}: "
+                  + " | ".join(l.strip() for l in err.splitlines() if l.strip()
+                               and not l.startswith("---"))[:400], file=sys.stderr)
+        if journal and os.path.exists(journal):
+            self.assertEqual(journal_total(journal, ("16",))[:2], (0, f"{self.TOTAL}\n"))
+        return status
 
 
 class Checkpoint(unittest.TestCase):

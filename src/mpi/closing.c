@@ -28,12 +28,13 @@ static void *watch(void *arg)
     const struct timespec tick = {0, 20000000L}; /* 20 ms: the end is late by that at most */
     while (!atomic_load(&w->done)) {
         if (nq_now() > w->deadline) {
-            const int code = w->status == 0 ? NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK : w->status;
+            const int complete =
+                w->status == 0 || w->status == NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK;
+            const int code = complete ? NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK : w->status;
             fprintf(stderr,
                     "nqueens-mpi: %sa rank has not reached the end of the job within %.0f s "
                     "(stopped, hung or cut off?): ending the job with exit status %d\n",
-                    w->status == 0 ? "the count is complete and exact, but " : "", w->timeout,
-                    code);
+                    complete ? "the count is complete and exact, but " : "", w->timeout, code);
             fflush(stderr);
             _exit(code);
         }

@@ -14,7 +14,9 @@
 #define NQ_MPI_CLOSING_H
 
 /* Exit status of a count that is complete, its total printed and exact,
- * whose job had to be ended because a rank could not be waited for. */
+ * that a rank left before the end: it stalled and the job had to be ended
+ * without it, or it stopped on a signal and the others counted its
+ * chunks. */
 #define NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK 3
 
 /*

@@ -8,6 +8,7 @@
  * large ASSIGN to a stopped rank would never complete, and a rank silent
  * for longer than the rank timeout is left behind (roster.h).
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ typedef struct coord {
     double last_poll;        /* nq_now() at the main loop's last turn */
     double next_check;       /* when to look for silent ranks next */
     int failure, failed_rank;
+    int left_rank, left_signal; /* the first rank that left on its own signal */
 } coord;
 
 /* Rank 0's team takes chunks straight from the ledger.  When none is free
@@ -95,9 +97,9 @@ static void fail(coord *c, int code, int rank)
 }
 
 /* Answers rank r's waiting REQUEST with chunks, or with the end once the
- * count is complete or the run closed; otherwise the REQUEST keeps waiting
- * for chunks that a stalled rank gives back.  A silent rank gets no chunks,
- * only the end. */
+ * count is complete, the run closed or the rank said goodbye; otherwise the
+ * REQUEST keeps waiting for chunks that a stalled rank gives back.  A
+ * silent or gone rank gets no chunks, only the end. */
 static void answer(coord *c, int r)
 {
     outbox *o = &c->out[r];
@@ -107,7 +109,8 @@ static void answer(coord *c, int r)
     if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
         while (k < o->wants && nq_ledger_take(c->ledger, &o->assign[k]))
             nq_mpi_roster_assigned(c->roster, r, o->assign[k++]);
-    if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger))
+    if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger) &&
+        nq_mpi_roster_state(c->roster, r) != NQ_MPI_RANK_GONE)
         return;
     MPI_Isend(o->assign, (int)k, MPI_UINT64_T, r, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD,
               &o->assign_req);
@@ -174,15 +177,42 @@ static int take_results(coord *c, int src, int words)
     return 0;
 }
 
-/* Receives a BYE from src: that rank's threads have stopped. */
+const char *nq_mpi_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+    }
+}
+
+/* Receives a BYE from src: that rank's threads have stopped.  One that
+ * stopped on its own signal leaves the count: the chunks it held go to the
+ * others, and its unanswered REQUEST, if any, gets the end. */
 static void take_bye(coord *c, int src)
 {
-    uint64_t status = 0;
-    MPI_Recv(&status, 1, MPI_UINT64_T, src, NQ_MPI_TAG_BYE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    nq_mpi_roster_gone(c->roster, src);
-    const int code = (int)(int64_t)status;
+    uint64_t bye[NQ_MPI_BYE_WORDS] = {0, 0};
+    MPI_Recv(bye, NQ_MPI_BYE_WORDS, MPI_UINT64_T, src, NQ_MPI_TAG_BYE, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    const uint64_t held = nq_mpi_roster_gone(c->roster, src, c->ledger);
+    c->gave_back |= held > 0;
+    answer(c, src);
+    const int code = (int)(int64_t)bye[0], sig = (int)bye[1];
     if (code < 0 && code != NQ_ECANCELLED)
         fail(c, code, src);
+    if (code == NQ_ECANCELLED && sig > 0 && !c->closed) {
+        if (!c->left_rank) {
+            c->left_rank = src;
+            c->left_signal = sig;
+        }
+        char what[64] = "it held no chunk";
+        if (held)
+            snprintf(what, sizeof what, "the %llu chunk%s it held go%s to the other ranks",
+                     (unsigned long long)held, held == 1 ? "" : "s", held == 1 ? "es" : "");
+        notice(c, "rank %d stopped on %s and left the job: %s", src,
+               nq_mpi_signal_name(sig), what);
+    }
 }
 
 /* Rank src spoke: it is alive, and back in the run if it was silent. */
@@ -379,6 +409,8 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
         snprintf(out->message, sizeof out->message, "rank %d failed: %s", c->failed_rank,
                  nq_strerror(c->failure));
     out->silent_rank = nq_mpi_roster_first_silent(c->roster, nq_now(), &out->silent_for);
+    out->left_rank = c->left_rank;
+    out->left_signal = c->left_signal;
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

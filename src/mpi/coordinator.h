@@ -11,7 +11,9 @@
  *
  * A rank that stays silent longer than the rank timeout (roster.h) is
  * taken for stalled: the chunks it holds go to the live ranks, rank 0's
- * own team included, and the count completes without it.  A stalled rank
+ * own team included, and the count completes without it.  A rank stopped
+ * by a signal of its own (a scheduler draining its node) leaves the same
+ * way, at once: its goodbye gives its chunks back.  A stalled rank
  * cannot be waited for at the end, so the caller then ends the job with
  * MPI_Abort once the result is out.
  */
@@ -42,6 +44,9 @@ typedef struct nq_mpi_outcome {
                                it will never reach MPI_Finalize, so the caller
                                must end the job with MPI_Abort */
     double silent_for;      /* seconds that rank had been silent */
+    int left_rank;          /* the first rank that left the count on its own
+                               signal (its chunks went to the others), or 0 */
+    int left_signal;        /* that signal */
 } nq_mpi_outcome;
 
 /* Seconds the ranks get to stop and say goodbye after a STOP (cancel or a
@@ -59,5 +64,9 @@ typedef struct nq_mpi_outcome {
  * Collective: every other rank must be in nq_mpi_work().
  */
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out);
+
+/* "SIGINT", "SIGTERM" or "SIGHUP" (the signals a rank stops on), else
+ * "a signal". */
+const char *nq_mpi_signal_name(int sig);
 
 #endif /* NQ_MPI_COORDINATOR_H */

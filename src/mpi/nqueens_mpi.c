@@ -237,31 +237,44 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
     nq_result r;
     memset(&r, 0, sizeof r);
     nq_plan_result(plan, &sum, done, resumed, pg->total_threads, MPI_Wtime() - pg->start, &r);
-    const int status = report(ret, out.message, pg, plan, &r);
+    int status = report(ret, out.message, pg, plan, &r);
+    if (status == 0 && out.left_rank) {
+        status = NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK;
+        fprintf(stderr,
+                PROG ": the count is complete and exact, but rank %d left the job on %s "
+                "(the other ranks counted its chunks): exit status %d\n",
+                out.left_rank, nq_mpi_signal_name(out.left_signal), status);
+    }
     if (out.silent_rank)
         end_without_silent_rank(&out, status);
     pthread_mutex_destroy(&con.lock);
     return status;
 }
 
-/* A non-zero rank's exit status after its part of the run; -1 when rank
- * 0 stopped it (no signal of its own), which then takes rank 0's status. */
+/* A non-zero rank's exit status after its part of the run; -1 when it
+ * stopped (rank 0 told it to, or it left on its own signal and the others
+ * went on without it), which then takes rank 0's status: the job's. */
 static int worker_status(int ret)
 {
-    const int sig = nq_cli_first_signal;
-    if (ret == NQ_ECANCELLED && sig <= 0)
-        return -1;
-    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? 128 + sig : 1;
+    return ret == 0 ? 0 : ret == NQ_ECANCELLED ? -1 : 1;
 }
 
 int main(int argc, char **argv)
 {
     nq_cli_guard_std_fds(); /* before MPI opens anything */
+    /* A rank other than 0 that gets a signal leaves the count cleanly (its
+     * chunks go to the others, coordinator.h), journal or not, and from the
+     * very start: a scheduler draining one node must not end the whole
+     * job.  Rank 0's signal ends the job: at once until it knows of a
+     * journal (a signal during MPI_Init stops its count as it starts). */
+    nq_cli_install_signal_handlers(1);
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
+    if (pg.rank == 0)
+        nq_cli_install_signal_handlers(0);
 
     /* getopt_long permutes argv; the resume hint repeats it as typed. */
     pg.typed = malloc(((size_t)argc + 1) * sizeof *pg.typed);
@@ -296,10 +309,11 @@ int main(int argc, char **argv)
     MPI_Bcast(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0, MPI_COMM_WORLD);
     int status = (int)msg[NQ_MPI_PLAN_STATUS];
     if (status == PLAN_RUN) {
-        /* Same policy on every rank: with a journal, stop cleanly so rank 0
-         * can save what finished; without one, the first signal ends the
+        /* Rank 0's signal ends the job: with a journal, cleanly so it can
+         * save what finished; without one, the first signal ends the
          * process. */
-        nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
+        if (pg.rank == 0)
+            nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
         const int same = same_job_everywhere(&pg, msg, &plan);
         if (same) /* a rank's threads share chunks as its --schedule says */
             plan.job->schedule = pg.opt.settings.schedule;
@@ -310,7 +324,7 @@ int main(int argc, char **argv)
         else
             status = worker_status(nq_mpi_work(plan.job, plan.chunk_units, pg.threads,
                                                (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT],
-                                               &nq_cli_cancel));
+                                               &nq_cli_cancel, &nq_cli_first_signal));
     }
     nq_plan_close(&plan);
     free(pg.typed);

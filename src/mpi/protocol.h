@@ -7,6 +7,10 @@
  * (ASSIGN; an empty batch means "no more work"), send back each finished
  * chunk's counts (RESULT) and say goodbye (BYE) once their threads stopped.
  * Rank 0 may tell a rank to stop early (STOP) when the run is cancelled.
+ * A rank that stops on a signal of its own says BYE as soon as its threads
+ * stopped, even with a REQUEST unanswered: the BYE names the signal, rank
+ * 0 gives the chunks that rank held to the others, answers its REQUEST
+ * with the end, and the count goes on without it.
  * Counts travel as pairs of uint64 halves because MPI has no 128-bit type.
  * Messages between one pair of ranks arrive in order, which the protocol
  * relies on: a rank's RESULTs always precede its BYE.
@@ -31,9 +35,13 @@ enum nq_mpi_tag {
     NQ_MPI_TAG_ASSIGN,      /* 0 -> worker: uint64 chunk indices (0 of them = the end) */
     NQ_MPI_TAG_RESULT,      /* worker -> 0: NQ_MPI_RESULT_WORDS uint64 per chunk */
     NQ_MPI_TAG_STOP,        /* 0 -> worker: no payload; stop after the current unit */
-    NQ_MPI_TAG_BYE,         /* worker -> 0: uint64 status (0 or a negative NQ_E* code) */
+    NQ_MPI_TAG_BYE,         /* worker -> 0: NQ_MPI_BYE_WORDS uint64 (see below) */
     NQ_MPI_TAG_HEARTBEAT,   /* worker -> 0: no payload; "still here" */
 };
+
+/* A BYE: the rank's status (0 or a negative NQ_E* code, as int64 bits),
+ * then the signal that stopped it (0 when none did). */
+#define NQ_MPI_BYE_WORDS 2
 
 /* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi. */
 #define NQ_MPI_RESULT_WORDS 5

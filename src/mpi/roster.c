@@ -3,7 +3,7 @@
  *
  * Who holds a chunk is one integer per chunk (the run has at most a few
  * tens of thousands of chunks), so an ASSIGN or a RESULT costs O(1); only
- * silencing a rank, which happens at most once per stall, walks them all.
+ * silencing a rank (at most once per stall) or its goodbye walks them all.
  */
 #include <stdlib.h>
 
@@ -81,10 +81,26 @@ void nq_mpi_roster_returned(nq_mpi_roster *r, int rank, uint64_t c)
         r->holder[c] = 0;
 }
 
-void nq_mpi_roster_gone(nq_mpi_roster *r, int rank)
+/* Gives every chunk `rank` holds back to the ledger; returns how many. */
+static uint64_t give_back_held(nq_mpi_roster *r, int rank, nq_ledger *ledger)
+{
+    uint64_t held = 0;
+    for (uint64_t c = 0; c < r->chunks; c++)
+        if (r->holder[c] == rank) {
+            r->holder[c] = 0;
+            /* The ledger takes back only a chunk still out, not one that
+             * was finished meanwhile (by this rank or another). */
+            nq_ledger_give_back(ledger, c);
+            held++;
+        }
+    return held;
+}
+
+uint64_t nq_mpi_roster_gone(nq_mpi_roster *r, int rank, nq_ledger *ledger)
 {
     r->live -= r->state[rank] == NQ_MPI_RANK_LIVE;
     r->state[rank] = NQ_MPI_RANK_GONE;
+    return give_back_held(r, rank, ledger);
 }
 
 int nq_mpi_roster_find_silent(const nq_mpi_roster *r, double now, double timeout)
@@ -101,16 +117,7 @@ uint64_t nq_mpi_roster_silence(nq_mpi_roster *r, int rank, double now, nq_ledger
     r->live -= r->state[rank] == NQ_MPI_RANK_LIVE;
     r->state[rank] = NQ_MPI_RANK_SILENT;
     *silent_for = now - r->heard[rank];
-    uint64_t held = 0;
-    for (uint64_t c = 0; c < r->chunks; c++)
-        if (r->holder[c] == rank) {
-            r->holder[c] = 0;
-            /* The ledger takes back only a chunk still out, not one that
-             * was finished meanwhile (by this rank or another). */
-            nq_ledger_give_back(ledger, c);
-            held++;
-        }
-    return held;
+    return give_back_held(r, rank, ledger);
 }
 
 void nq_mpi_roster_pause(nq_mpi_roster *r, double gap)

@@ -9,7 +9,10 @@
  * hung, cut off by the network), not busy: it is marked silent and its
  * chunks go back to the ledger for live ranks to take.  A silent rank
  * that speaks again is live again; the results it then sends for chunks
- * already counted elsewhere are ignored by the ledger.  Only rank 0's main
+ * already counted elsewhere are ignored by the ledger.  A rank that says
+ * goodbye is gone, and what it still held goes back at once: a rank that
+ * stopped on a signal leaves its unfinished chunks behind, and waiting for
+ * them would wait forever.  Only rank 0's main
  * thread uses the roster; it makes no MPI call.
  */
 #ifndef NQ_MPI_ROSTER_H
@@ -45,8 +48,10 @@ double nq_mpi_roster_heard(nq_mpi_roster *r, int rank, double now);
 void nq_mpi_roster_assigned(nq_mpi_roster *r, int rank, uint64_t c);
 void nq_mpi_roster_returned(nq_mpi_roster *r, int rank, uint64_t c);
 
-/* Rank `rank` said BYE: it holds nothing and is never silent. */
-void nq_mpi_roster_gone(nq_mpi_roster *r, int rank);
+/* Rank `rank` said BYE: it is never silent again, and every chunk it
+ * still holds (it stopped on a signal or failed, with chunks unfinished)
+ * goes back to the ledger.  Returns how many it held. */
+uint64_t nq_mpi_roster_gone(nq_mpi_roster *r, int rank, nq_ledger *ledger);
 
 /* The first live rank unheard for more than `timeout` seconds at `now`,
  * or 0 when there is none. */

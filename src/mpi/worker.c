@@ -166,27 +166,30 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
 }
 
 /* The main thread's loop: keeps the queue topped up and the results
- * flowing until the team is done and rank 0 owes no answer. */
+ * flowing until the team is done and rank 0 owes no answer, or the team
+ * stopped: then an unanswered REQUEST stays *pending, and rank 0 answers
+ * it with the end once it has our BYE. */
 static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_int *cancel,
-                  uint64_t *assign, uint64_t *outbox)
+                  uint64_t *assign, uint64_t *outbox, MPI_Request *pending)
 {
-    MPI_Request pending = MPI_REQUEST_NULL;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
         int busy = check_stop(w, cancel);
         busy |= send_results(w, outbox);
-        busy |= request_chunks(w, assign, &pending);
-        busy |= receive_chunks(w, assign, &pending);
+        busy |= request_chunks(w, assign, pending);
+        busy |= receive_chunks(w, assign, pending);
         busy |= heartbeat(w);
-        if ((!team_started || nq_mpi_team_finished(team)) && pending == MPI_REQUEST_NULL)
+        if ((!team_started || nq_mpi_team_finished(team)) &&
+            (*pending == MPI_REQUEST_NULL || atomic_load(&w->stop)))
             return;
         nq_mpi_nap(&nap_ns, busy);
     }
 }
 
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,
-                atomic_int *cancel)
+                atomic_int *cancel, const volatile sig_atomic_t *signal_seen)
 {
+    MPI_Request pending = MPI_REQUEST_NULL;
     worker w;
     memset(&w, 0, sizeof w);
     w.beat = nq_mpi_heartbeat_interval(rank_timeout);
@@ -214,7 +217,7 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
         team_started = 1;
     if (ret == 0) {
-        serve(&w, &team, team_started, cancel, assign, outbox);
+        serve(&w, &team, team_started, cancel, assign, outbox, &pending);
         ret = nq_mpi_team_join(&team);
         send_results(&w, outbox);
     }
@@ -222,8 +225,11 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
      * our BYE, so the heartbeat in flight is taken soon. */
     nq_mpi_wait_napping(&w.beat_req);
     /* Said even after a failure, so rank 0 is not left waiting. */
-    uint64_t status = (uint64_t)(int64_t)ret;
-    MPI_Send(&status, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
+    const int own_signal = cancel && atomic_load(cancel) && signal_seen ? (int)*signal_seen : 0;
+    uint64_t bye[NQ_MPI_BYE_WORDS] = {(uint64_t)(int64_t)ret, (uint64_t)own_signal};
+    MPI_Send(bye, NQ_MPI_BYE_WORDS, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
+    /* The REQUEST a stopped rank left unanswered gets its answer now. */
+    nq_mpi_wait_napping(&pending);
 
     pthread_cond_destroy(&w.changed);
     pthread_mutex_destroy(&w.lock);

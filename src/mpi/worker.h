@@ -10,6 +10,7 @@
 #ifndef NQ_MPI_WORKER_H
 #define NQ_MPI_WORKER_H
 
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "nqueens/nqueens.h"
@@ -19,10 +20,13 @@
  * chunk_units units, the plan rank 0 broadcast), solves them on `threads`
  * threads, returns the counts and says goodbye, with a heartbeat whenever
  * it was silent for the heartbeat interval of rank 0's `rank_timeout`
- * (seconds).  Returns 0, NQ_ECANCELLED or the first error of a unit (rank
- * 0 is told which).  Collective with nq_mpi_coordinate() on rank 0.
+ * (seconds).  When `cancel` rises (this rank's own signal), the rank
+ * leaves at once: its BYE names *signal_seen (0 when unknown) and rank 0
+ * gives its unfinished chunks to the others.  Returns 0, NQ_ECANCELLED or
+ * the first error of a unit (rank 0 is told which).  Collective with
+ * nq_mpi_coordinate() on rank 0.
  */
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,
-                atomic_int *cancel);
+                atomic_int *cancel, const volatile sig_atomic_t *signal_seen);
 
 #endif /* NQ_MPI_WORKER_H */
