@@ -25,11 +25,11 @@ SAMPLE = {
     "--threads": "2", "--engine": "mirror", "--split-depth": "2", "--json": None,
     "--quiet": None, "--solutions": None, "--limit": "3", "--format": "columns",
     "--progress": None, "--no-progress": None, "--checkpoint": "@journal",
-    "--rank-timeout": "5", "--help": None, "--version": None,
+    "--rank-timeout": "5", "--help": None, "--version": None, "--schedule": "tasks",
 }
 
 # Options that only apply when counting (refused with --solutions).
-COUNTING = {"--threads", "--engine", "--split-depth", "--json", "--progress", "--checkpoint",
+COUNTING = {"--threads", "--engine", "--split-depth", "--json", "--progress", "--checkpoint", "--schedule",
             "--rank-timeout"}
 # Options that only apply to listing (refused without --solutions).
 LISTING = {"--limit", "--format"}
