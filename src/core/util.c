@@ -1,6 +1,10 @@
 /*
- * util.c - the thread count, the clock and the identity hash (see util.h).
+ * util.c - the thread count, the clock, the identity hash and the growing
+ * array (see util.h).
  */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/util.h"
@@ -42,4 +46,22 @@ uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len)
         h *= UINT64_C(0x100000001b3); /* FNV-1a 64-bit prime */
     }
     return h;
+}
+
+void nq_array_push(nq_array *a, const void *item, size_t size, size_t first)
+{
+    if (a->failed)
+        return;
+    if (a->count == a->cap) {
+        const size_t grown = a->cap ? 2 * a->cap : first;
+        void *more = grown > a->cap && grown <= SIZE_MAX / size ? realloc(a->items, grown * size)
+                                                                : NULL;
+        if (!more) {
+            a->failed = 1;
+            return;
+        }
+        a->items = more;
+        a->cap = grown;
+    }
+    memcpy((char *)a->items + a->count++ * size, item, size);
 }

@@ -1,6 +1,7 @@
 /*
  * util.h - small helpers every layer uses: the resolved thread count, a
- * monotonic clock and the hash that job identities are built from.
+ * monotonic clock, the hash that job identities are built from and a
+ * growing array.
  */
 #ifndef NQ_CORE_UTIL_H
 #define NQ_CORE_UTIL_H
@@ -23,5 +24,18 @@ void nq_one_line(char *text);
 /* FNV-1a 64-bit over len bytes, continuing from h (start with NQ_HASH_SEED). */
 #define NQ_HASH_SEED UINT64_C(0xcbf29ce484222325)
 uint64_t nq_hash_bytes(uint64_t h, const void *data, size_t len);
+
+/* A list built by appending items of one size (start it zeroed). */
+typedef struct nq_array {
+    void *items;
+    size_t count, cap;
+    int failed; /* an append found no memory: the list is incomplete */
+} nq_array;
+
+/* Appends the `size` bytes at item to *a, doubling its room when it is full
+ * (to `first` items at first).  When the room cannot be had it sets
+ * a->failed and drops this and every later item; a->items stays the
+ * caller's to free either way. */
+void nq_array_push(nq_array *a, const void *item, size_t size, size_t first);
 
 #endif /* NQ_CORE_UTIL_H */

@@ -23,35 +23,12 @@
  * planning cost grows as n^levels per unit, so large boards look less far. */
 #define NQ_FULL_ESTIMATE_LEVELS(n) ((n) <= 20 ? 3 : (n) <= 26 ? 2 : 1)
 
-typedef struct {
-    full_unit *items;
-    size_t count, cap;
-    int failed;
-} unit_list;
-
-static void push_unit(unit_list *list, const full_unit *u)
-{
-    if (list->failed)
-        return;
-    if (list->count == list->cap) {
-        size_t cap = list->cap ? 2 * list->cap : 1024;
-        full_unit *grown = realloc(list->items, cap * sizeof *grown);
-        if (!grown) {
-            list->failed = 1;
-            return;
-        }
-        list->items = grown;
-        list->cap = cap;
-    }
-    list->items[list->count++] = *u;
-}
-
 /* Places queens on levels u.level .. depth-1 of constellation c and pushes
  * every resulting unit, in lexicographic order of the placed columns. */
-static void expand(unit_list *list, const full_constellation *c, full_unit u, int depth)
+static void expand(nq_array *list, const full_constellation *c, full_unit u, int depth)
 {
     if (u.level >= depth) {
-        push_unit(list, &u);
+        nq_array_push(list, &u, sizeof u, 1024);
         return;
     }
     uint32_t free_sq = ~(u.cols | u.left | u.right | c->fixed[u.level]);
@@ -129,7 +106,7 @@ static int auto_split_depth(int n, int threads, size_t nconst)
  * `threads` threads from n = NQ_FULL_PARALLEL_PLAN_N on).  Returns 0 or
  * NQ_ENOMEM (the list is then freed). */
 static int list_units(int n, int threads, const full_plan *plan, size_t nconst, int split,
-                      unit_list *list)
+                      nq_array *list)
 {
     for (size_t i = 0; i < nconst; i++) {
         const full_constellation *c = &plan->consts[i];
@@ -145,18 +122,19 @@ static int list_units(int n, int threads, const full_plan *plan, size_t nconst, 
         free(list->items);
         return NQ_ENOMEM;
     }
+    full_unit *units = list->items;
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
 #endif
     for (long i = 0; i < (long)list->count; i++) {
-        full_unit *u = &list->items[i];
+        full_unit *u = &units[i];
         const full_constellation *c = &plan->consts[u->constellation];
         u->order = (uint64_t)i;
         u->estimate = lookahead_nodes(c, u->level, u->cols, u->left, u->right,
                                       NQ_FULL_ESTIMATE_LEVELS(n));
     }
-    qsort(list->items, list->count, sizeof *list->items, by_estimate);
+    qsort(units, list->count, sizeof *units, by_estimate);
     return 0;
 }
 
@@ -192,7 +170,7 @@ int nq_full_plan(nq_job *job, int split_depth)
     const int split = split_depth != NQ_SPLIT_AUTO
                           ? split_depth
                           : auto_split_depth(n, job->threads, (size_t)nconst);
-    unit_list list = {0};
+    nq_array list = {0};
     int ret = list_units(n, job->threads, plan, (size_t)nconst, split, &list);
     if (ret < 0)
         return ret;
@@ -202,7 +180,7 @@ int nq_full_plan(nq_job *job, int split_depth)
     job->split_depth = split;
     h = nq_hash_bytes(h, &split, sizeof split);
     for (size_t i = 0; i < list.count; i++) {
-        const full_unit *u = &list.items[i];
+        const full_unit *u = &plan->units[i];
         const full_constellation *c = &plan->consts[u->constellation];
         h = nq_hash_bytes(h, c->qrow, sizeof c->qrow);
         h = nq_hash_bytes(h, c->qcol, sizeof c->qcol);

@@ -4,37 +4,15 @@
 #include <stdlib.h>
 
 #include "core/search.h"
+#include "core/util.h"
 #include "engines/mirror/subproblem.h"
-
-typedef struct {
-    nq_subproblem *items;
-    long count, cap;
-    int failed;
-} sub_list;
-
-static void push(sub_list *list, const nq_subproblem *sp)
-{
-    if (list->failed)
-        return;
-    if (list->count == list->cap) {
-        long cap = list->cap ? 2 * list->cap : 256;
-        nq_subproblem *grown = realloc(list->items, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            list->failed = 1;
-            return;
-        }
-        list->items = grown;
-        list->cap = cap;
-    }
-    list->items[list->count++] = *sp;
-}
 
 /* Places queens in rows sp.row .. depth-1, choosing columns in `allowed` for
  * the first of them and any free column after that. */
-static void expand(sub_list *list, int depth, nq_subproblem sp, uint32_t allowed)
+static void expand(nq_array *list, int depth, nq_subproblem sp, uint32_t allowed)
 {
     if (sp.row >= depth) {
-        push(list, &sp);
+        nq_array_push(list, &sp, sizeof sp, 256);
         return;
     }
     uint32_t free_sq = ~(sp.cols | sp.diag_left | sp.diag_right) & allowed;
@@ -52,7 +30,7 @@ static void expand(sub_list *list, int depth, nq_subproblem sp, uint32_t allowed
 
 long nq_expand_mirror(int n, int depth, nq_subproblem **out)
 {
-    sub_list list = {0};
+    nq_array list = {0};
     const uint32_t mask = nq_board_mask(n);
     const nq_subproblem empty = {~mask, 0, 0, 0, 2};
     const int half = n / 2;
@@ -71,7 +49,7 @@ long nq_expand_mirror(int n, int depth, nq_subproblem **out)
         middle.row = 1;
         if (n == 1) {
             middle.weight = 1; /* the lone queen is the whole solution */
-            push(&list, &middle);
+            nq_array_push(&list, &middle, sizeof middle, 256);
         } else {
             expand(&list, depth < 2 ? 2 : depth, middle, (UINT32_C(1) << half) - 1);
         }
@@ -82,5 +60,5 @@ long nq_expand_mirror(int n, int depth, nq_subproblem **out)
         return -1;
     }
     *out = list.items;
-    return list.count;
+    return (long)list.count;
 }
