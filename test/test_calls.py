@@ -32,6 +32,11 @@ SRC = BUILD = HEADER = None
 
 # Edges that are known and left for now: "caller file -> callee file".
 ALLOWED = {
+    # mitm's split into files (issue 28, the 'record' branch): units.c
+    # checks a job's ops against nq_engine_mitm, which mitm.c defines and
+    # which calls units.c back.  To go when the engine's ops are compared
+    # where they are defined.
+    "engines/mitm/units.c -> engines/mitm/mitm.c",
 }
 
 PUBLIC = re.compile(r"^NQ_API\b[^(]*?\b(nq_\w+)\s*\(", re.M)
@@ -110,6 +115,12 @@ class Calls(unittest.TestCase):
         for need in ("core", "journal", "run", "engines", "api", "cli"):
             self.assertIn(need, layers)
         self.assertIn("nq_job_create", self.public)
+
+    def test_allowed_edges_still_exist(self):
+        # An exemption whose call is gone must leave the list with it.
+        for edge in sorted(ALLOWED):
+            caller, callee = edge.split(" -> ")
+            self.assertIn(callee, self.graph.get(caller, {}), f"{edge} no longer exists")
 
     def test_calls_follow_the_layers(self):
         bad = []
