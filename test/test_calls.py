@@ -32,11 +32,6 @@ SRC = BUILD = HEADER = None
 
 # Edges that are known and left for now: "caller file -> callee file".
 ALLOWED = {
-    # mitm's split into files (issue 28, the 'record' branch): units.c
-    # checks a job's ops against nq_engine_mitm, which mitm.c defines and
-    # which calls units.c back.  To go when the engine's ops are compared
-    # where they are defined.
-    "engines/mitm/units.c -> engines/mitm/mitm.c",
 }
 
 PUBLIC = re.compile(r"^NQ_API\b[^(]*?\b(nq_\w+)\s*\(", re.M)
