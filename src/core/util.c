@@ -24,6 +24,19 @@ int nq_resolve_threads(int threads)
 #endif
 }
 
+int nq_local_threads(int threads)
+{
+    if (threads < 1)
+        threads = 1;
+#ifdef _OPENMP
+    /* Below 1 when OMP_NUM_THREADS is out of the runtime's range. */
+    const int own = omp_get_max_threads();
+    if (own >= 1 && own < threads)
+        return own;
+#endif
+    return threads;
+}
+
 double nq_now(void)
 {
     struct timespec ts;

@@ -13,6 +13,12 @@
  * (which honours OMP_NUM_THREADS), or 1 in a build without OpenMP. */
 int nq_resolve_threads(int threads);
 
+/* Threads for a parallel region that plans or estimates a job planned for
+ * `threads` threads: that many, but never more than this process's OpenMP
+ * default, since under MPI a job is planned for every rank's threads and
+ * each process has only its own share of them. */
+int nq_local_threads(int threads);
+
 /* Seconds on a monotonic clock. */
 double nq_now(void);
 

@@ -257,7 +257,8 @@ long nq_full_list_constellations(int n, int threads, full_plan *plan)
      * the result does not depend on how. */
     (void)threads;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nq_local_threads(threads)) \
+    if (n >= NQ_FULL_PARALLEL_PLAN_N)
 #endif
     for (long i = 0; i < (long)nconst; i++)
         orient(n, &plan->consts[i]);

@@ -125,7 +125,8 @@ static int list_units(int n, int threads, const full_plan *plan, size_t nconst, 
     full_unit *units = list->items;
     (void)threads;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (n >= NQ_FULL_PARALLEL_PLAN_N)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nq_local_threads(threads)) \
+    if (n >= NQ_FULL_PARALLEL_PLAN_N)
 #endif
     for (long i = 0; i < (long)list->count; i++) {
         full_unit *u = &units[i];
@@ -264,12 +265,11 @@ int nq_full_estimate(const nq_job *job, double *costs)
         return 0;
     }
     const int ahead = NQ_FULL_ESTIMATE_LEVELS(job->n);
-    /* Never more threads than the job was planned for: a "-t 1" run is
-     * one thread, whatever OMP_NUM_THREADS says. */
-    const int threads = job->threads > 0 ? job->threads : 1;
-    (void)threads;
+    /* Never more threads than the job was planned for (a "-t 1" run is
+     * one thread, whatever OMP_NUM_THREADS says), nor than this process
+     * has. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nq_local_threads(job->threads))
 #endif
     for (long u = 0; u < (long)job->units; u++) {
         const full_unit *x = &plan->units[u];
