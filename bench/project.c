@@ -4,7 +4,8 @@
  * units.
  *
  * The unit list is cut into T equal strata and one run of PROJECT_RUN
- * consecutive units is timed in each, at the stratum's start; T starts at
+ * consecutive units is timed in each, at the stratum's start (one unit,
+ * where neighbouring units share nothing: mitm's spread order); T starts at
  * S (rounded up to even) and doubles, keeping every run timed so far, until
  * the projection's standard error is at most PROJECT_TARGET of it or T
  * reaches PROJECT_GROWTH * S.  Run k of round r sits at (j + v) / S of the
@@ -36,6 +37,9 @@
 #include "bench.h"
 
 #define PROJECT_RUN 8
+/* Units of a mitm job whose neighbours share no half of E stand alone
+ * (spread order): runs of one unit each, with no unit before them. */
+#define PROJECT_PROBES 64
 /* The standard error the sample aims at, as a share of the projection. */
 #define PROJECT_TARGET 0.10
 /* At most this many times S runs, however wide the error stays. */
@@ -68,15 +72,35 @@ static uint64_t run_start(uint64_t k, int strata, uint64_t units, uint64_t len)
     return u + len > units ? units - len : u;
 }
 
+/* 1 when neighbouring units of the job share what a thread keeps from one
+ * unit to the next: not so for a mitm job in spread order, whose
+ * neighbours (probed along the list) have no half of E in common. */
+static int neighbours_share(const nq_job *job, int n, uint64_t units)
+{
+    const int h = n / 2;
+    int shared = 0, probed = 0;
+    for (int i = 0; i < PROJECT_PROBES && units > 1; i++) {
+        const uint64_t u = (uint64_t)i * (units - 1) / PROJECT_PROBES;
+        nq_mitm_unit a, b;
+        if (nq_mitm_describe_unit(job, u, &a) < 0 || nq_mitm_describe_unit(job, u + 1, &b) < 0)
+            return 1; /* another engine: assume they do */
+        /* the same configuration and one half of E in common */
+        const uint32_t diff = a.east ^ b.east, north = (UINT32_C(1) << h) - 1;
+        shared += a.b == b.b && (!(diff & north) || !(diff >> h));
+        probed++;
+    }
+    return probed == 0 || 2 * shared > probed;
+}
+
 /* Times the units first .. first + len - 1 into *seconds (CPU seconds
  * per unit) as a count meets them: after the unit before, in the same
- * solve (each solve starts with a fresh scratch).  That solve less one of
- * the unit before alone leaves the run's units, without what starting a
- * solve costs.  Returns 0 or a negative NQ_E* code. */
-static int time_run(nq_job *job, uint64_t first, uint64_t len, double *seconds)
+ * solve (each solve starts with a fresh scratch), when warm.  That solve
+ * less one of the unit before alone leaves the run's units, without what
+ * starting a solve costs.  Returns 0 or a negative NQ_E* code. */
+static int time_run(nq_job *job, uint64_t first, uint64_t len, int warm_up, double *seconds)
 {
     nq_counts c = {0, 0};
-    const uint64_t warm = first > 0;
+    const uint64_t warm = warm_up && first > 0;
     const double t0 = thread_cpu_now();
     int r = warm ? nq_job_solve(job, first - 1, 1, 1, NULL, &c) : 0;
     const double t1 = thread_cpu_now();
@@ -91,8 +115,8 @@ static int time_run(nq_job *job, uint64_t first, uint64_t len, double *seconds)
 
 /* Times runs [from, to) of the sample on `threads` threads.  Returns 0 or
  * a negative NQ_E* code. */
-static int time_runs(nq_job *job, uint64_t units, uint64_t len, int strata, uint64_t from,
-                     uint64_t to, int threads, double *seconds)
+static int time_runs(nq_job *job, uint64_t units, uint64_t len, int warm_up, int strata,
+                     uint64_t from, uint64_t to, int threads, double *seconds)
 {
     int error = 0;
     (void)threads;
@@ -100,7 +124,8 @@ static int time_runs(nq_job *job, uint64_t units, uint64_t len, int strata, uint
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
     for (long k = (long)from; k < (long)to; k++) {
-        const int r = time_run(job, run_start((uint64_t)k, strata, units, len), len, &seconds[k]);
+        const int r =
+            time_run(job, run_start((uint64_t)k, strata, units, len), len, warm_up, &seconds[k]);
         if (r < 0) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -148,7 +173,9 @@ int bench_project(const nq_settings *s, int samples)
     if (ret < 0)
         return ret;
     const uint64_t units = nq_job_units(job);
-    const uint64_t len = units < PROJECT_RUN ? units : PROJECT_RUN;
+    const int warm_up = neighbours_share(job, s->n, units);
+    const uint64_t run = warm_up ? PROJECT_RUN : 1;
+    const uint64_t len = units < run ? units : run;
     int strata = samples + (samples & 1); /* even: strata are paired */
     if ((uint64_t)strata * len > units) /* a small job: runs would overlap */
         strata = (int)(units / len) > 1 ? (int)(units / len) & ~1 : 1;
@@ -162,7 +189,7 @@ int bench_project(const nq_settings *s, int samples)
     uint64_t t = 0;
     double mean = 0, se = 0;
     for (uint64_t next = (uint64_t)strata; ret == 0; next *= 2) {
-        ret = time_runs(job, units, len, strata, t, next, threads, seconds);
+        ret = time_runs(job, units, len, warm_up, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
         if (se <= PROJECT_TARGET * mean || 2 * t > most || 2 * t * len > units)
@@ -173,9 +200,10 @@ int bench_project(const nq_settings *s, int samples)
     if (ret < 0)
         return ret;
     printf("project: %s N=%d, %" PRIu64 " units, %" PRIu64 " x %" PRIu64
-           " timed (stratified, each after a warm-up unit): %.4g s a unit (+- %.2g), "
+           " timed (stratified%s): %.4g s a unit (+- %.2g), "
            "%.4g core-hours (+- %.2g, %.1f%%)\n",
-           nq_engine_name(s->engine), s->n, units, t, len, mean, se,
+           nq_engine_name(s->engine), s->n, units, t, len,
+           warm_up ? ", each after the unit before" : "", mean, se,
            mean * (double)units / 3600, se * (double)units / 3600,
            mean > 0 ? 100 * se / mean : 0.0);
     fflush(stdout);
