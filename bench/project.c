@@ -1,14 +1,32 @@
 /*
  * project.c - nqueens-bench --project S: the core-hours a whole count of N
- * would take, from the measured CPU time of S of its units.
+ * would take, from the measured CPU time of a stratified sample of its
+ * units.
  *
- * S runs of PROJECT_RUN consecutive units, spread evenly over the job (one
- * from the middle of each of S equal stretches), are each solved on one
- * thread as a run solves them (one scratch, which later units reuse), and
- * timed by the CPU time of that thread, so other load on the machine
- * barely moves it.  The projection is the mean unit time times the number
- * of units, with the standard error of that mean scaled alike; what a run
- * adds to the units (planning, the pool) is seconds, and left out.
+ * The unit list is cut into T equal strata and one run of PROJECT_RUN
+ * consecutive units is timed in each, at the stratum's start (one unit,
+ * where neighbouring units share nothing: mitm's spread order); T starts at
+ * S (rounded up to even) and doubles, keeping every run timed so far, until
+ * the projection's standard error is at most PROJECT_TARGET of it or T
+ * reaches PROJECT_GROWTH * S.  Run k of round r sits at (j + v) / S of the
+ * list, with j = k mod S and v the base-2 radical inverse of k / S (the
+ * van der Corput sequence): the first S * 2^m runs put exactly one in each
+ * of S * 2^m equal strata, so doubling refines the strata.  Costs vary
+ * along the list far more than within a stratum, so a stratified mean has
+ * a much smaller error than a uniform one of the same size; its standard
+ * error is taken by collapsed strata (neighbouring strata paired, each
+ * pair's squared difference estimating both variances).
+ *
+ * Each run is solved on one thread as a count solves it (one scratch,
+ * which later units reuse), and timed by the CPU time of that thread, so
+ * other load on the machine barely moves it.  A count's thread comes to a
+ * unit warm: what consecutive units share (mitm's quarter slices, in list
+ * order) the unit before it has built, in a scratch it has had since the
+ * count began.  A run that started cold would pay for both on its first
+ * unit, costs a count pays once per thread (and per chunk for some) and a
+ * projection would pay once per run, so each run is solved after the unit
+ * before it, and that unit solved alone is subtracted (time_run).  What a
+ * count adds to the units (planning, the pool) is seconds, and left out.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -19,12 +37,131 @@
 #include "bench.h"
 
 #define PROJECT_RUN 8
+/* Units of a mitm job whose neighbours share no half of E stand alone
+ * (spread order): runs of one unit each, with no unit before them. */
+#define PROJECT_PROBES 64
+/* The standard error the sample aims at, as a share of the projection. */
+#define PROJECT_TARGET 0.10
+/* At most this many times S runs, however wide the error stays. */
+#define PROJECT_GROWTH 16
 
 static double thread_cpu_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The base-2 radical inverse of i: its bits mirrored about the point. */
+static double radical_inverse(uint64_t i)
+{
+    double v = 0, bit = 0.5;
+    for (; i; i >>= 1, bit *= 0.5)
+        if (i & 1)
+            v += bit;
+    return v;
+}
+
+/* The first unit of run k of a sample over S strata of a list of `units`
+ * (see the file comment), so that the run fits in the list. */
+static uint64_t run_start(uint64_t k, int strata, uint64_t units, uint64_t len)
+{
+    const double at = ((double)(k % (uint64_t)strata) + radical_inverse(k / (uint64_t)strata)) /
+                      strata;
+    uint64_t u = (uint64_t)(at * (double)units);
+    return u + len > units ? units - len : u;
+}
+
+/* 1 when neighbouring units of the job share what a thread keeps from one
+ * unit to the next: not so for a mitm job in spread order, whose
+ * neighbours (probed along the list) have no half of E in common. */
+static int neighbours_share(const nq_job *job, int n, uint64_t units)
+{
+    const int h = n / 2;
+    int shared = 0, probed = 0;
+    for (int i = 0; i < PROJECT_PROBES && units > 1; i++) {
+        const uint64_t u = (uint64_t)i * (units - 1) / PROJECT_PROBES;
+        nq_mitm_unit a, b;
+        if (nq_mitm_describe_unit(job, u, &a) < 0 || nq_mitm_describe_unit(job, u + 1, &b) < 0)
+            return 1; /* another engine: assume they do */
+        /* the same configuration and one half of E in common */
+        const uint32_t diff = a.east ^ b.east, north = (UINT32_C(1) << h) - 1;
+        shared += a.b == b.b && (!(diff & north) || !(diff >> h));
+        probed++;
+    }
+    return probed == 0 || 2 * shared > probed;
+}
+
+/* Times the units first .. first + len - 1 into *seconds (CPU seconds
+ * per unit) as a count meets them: after the unit before, in the same
+ * solve (each solve starts with a fresh scratch), when warm.  That solve
+ * less one of the unit before alone leaves the run's units, without what
+ * starting a solve costs.  Returns 0 or a negative NQ_E* code. */
+static int time_run(nq_job *job, uint64_t first, uint64_t len, int warm_up, double *seconds)
+{
+    nq_counts c = {0, 0};
+    const uint64_t warm = warm_up && first > 0;
+    const double t0 = thread_cpu_now();
+    int r = warm ? nq_job_solve(job, first - 1, 1, 1, NULL, &c) : 0;
+    const double t1 = thread_cpu_now();
+    if (r == 0)
+        r = nq_job_solve(job, first - warm, len + warm, 1, NULL, &c);
+    const double t2 = thread_cpu_now();
+    *seconds = (t2 - t1 - (t1 - t0)) / (double)len;
+    if (*seconds < 0) /* the unit before alone took longer: timer noise */
+        *seconds = 0;
+    return r;
+}
+
+/* Times runs [from, to) of the sample on `threads` threads.  Returns 0 or
+ * a negative NQ_E* code. */
+static int time_runs(nq_job *job, uint64_t units, uint64_t len, int warm_up, int strata,
+                     uint64_t from, uint64_t to, int threads, double *seconds)
+{
+    int error = 0;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+    for (long k = (long)from; k < (long)to; k++) {
+        const int r =
+            time_run(job, run_start((uint64_t)k, strata, units, len), len, warm_up, &seconds[k]);
+        if (r < 0) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            error = r;
+        }
+    }
+    return error;
+}
+
+/* The stratified mean of the T runs timed and its standard error: the runs
+ * sorted by where they stand, neighbours paired. */
+static void stratified_mean(const double *seconds, uint64_t t, int strata, double *mean,
+                            double *se)
+{
+    /* Where each run stands, in list order: run k = r * S + j is in
+     * stratum j * T / S + v(r) * T / S of the T. */
+    double *at = malloc(t * sizeof *at);
+    const uint64_t per = t / (uint64_t)strata; /* strata of the T per one of the S */
+    double sum = 0;
+    for (uint64_t k = 0; k < t; k++)
+        sum += seconds[k];
+    *mean = sum / (double)t;
+    *se = 0;
+    if (!at || t < 2) {
+        free(at);
+        return;
+    }
+    for (uint64_t k = 0; k < t; k++)
+        at[k % (uint64_t)strata * per + (uint64_t)(radical_inverse(k / (uint64_t)strata) * (double)per)] =
+            seconds[k];
+    double sq = 0;
+    for (uint64_t k = 0; k + 1 < t; k += 2)
+        sq += (at[k] - at[k + 1]) * (at[k] - at[k + 1]);
+    *se = sqrt(sq) / (double)t;
+    free(at);
 }
 
 int bench_project(const nq_settings *s, int samples)
@@ -36,50 +173,39 @@ int bench_project(const nq_settings *s, int samples)
     if (ret < 0)
         return ret;
     const uint64_t units = nq_job_units(job);
-    if ((uint64_t)samples * PROJECT_RUN > units)
-        samples = (int)(units / PROJECT_RUN) + 1;
-    double *seconds = calloc((size_t)samples, sizeof *seconds);
+    const int warm_up = neighbours_share(job, s->n, units);
+    const uint64_t run = warm_up ? PROJECT_RUN : 1;
+    const uint64_t len = units < run ? units : run;
+    int strata = samples + (samples & 1); /* even: strata are paired */
+    if ((uint64_t)strata * len > units) /* a small job: runs would overlap */
+        strata = (int)(units / len) > 1 ? (int)(units / len) & ~1 : 1;
+    const uint64_t most = (uint64_t)strata * PROJECT_GROWTH;
+    double *seconds = calloc(most, sizeof *seconds);
     if (!seconds) {
         nq_job_free(&job);
         return NQ_ENOMEM;
     }
     const int threads = s->threads > 0 ? s->threads : 1;
-    int error = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-#endif
-    for (int i = 0; i < samples; i++) {
-        uint64_t u = (uint64_t)(((unsigned __int128)(2 * (uint64_t)i + 1) * units) /
-                                (2 * (uint64_t)samples));
-        const uint64_t len = units < PROJECT_RUN ? units : PROJECT_RUN;
-        if (u + len > units)
-            u = units - len;
-        nq_counts c = {0, 0};
-        const double t0 = thread_cpu_now();
-        const int r = nq_job_solve(job, u, len, 1, NULL, &c);
-        seconds[i] = (thread_cpu_now() - t0) / (double)len;
-        if (r < 0) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-            error = r;
-        }
+    uint64_t t = 0;
+    double mean = 0, se = 0;
+    for (uint64_t next = (uint64_t)strata; ret == 0; next *= 2) {
+        ret = time_runs(job, units, len, warm_up, strata, t, next, threads, seconds);
+        t = next;
+        stratified_mean(seconds, t, strata, &mean, &se);
+        if (se <= PROJECT_TARGET * mean || 2 * t > most || 2 * t * len > units)
+            break;
     }
     nq_job_free(&job);
-    double sum = 0, sq = 0;
-    for (int i = 0; i < samples; i++)
-        sum += seconds[i];
-    const double mean = sum / samples;
-    for (int i = 0; i < samples; i++)
-        sq += (seconds[i] - mean) * (seconds[i] - mean);
-    const double se = samples > 1 ? sqrt(sq / (samples - 1) / samples) : 0;
     free(seconds);
-    if (error < 0)
-        return error;
-    printf("project: %s N=%d, %" PRIu64 " units, %d x %d timed: %.4g s a unit (+- %.2g), "
-           "%.4g core-hours (+- %.2g)\n",
-           nq_engine_name(s->engine), s->n, units, samples, PROJECT_RUN, mean, se,
-           mean * (double)units / 3600, se * (double)units / 3600);
+    if (ret < 0)
+        return ret;
+    printf("project: %s N=%d, %" PRIu64 " units, %" PRIu64 " x %" PRIu64
+           " timed (stratified%s): %.4g s a unit (+- %.2g), "
+           "%.4g core-hours (+- %.2g, %.1f%%)\n",
+           nq_engine_name(s->engine), s->n, units, t, len,
+           warm_up ? ", each after the unit before" : "", mean, se,
+           mean * (double)units / 3600, se * (double)units / 3600,
+           mean > 0 ? 100 * se / mean : 0.0);
     fflush(stdout);
     return 0;
 }

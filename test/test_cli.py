@@ -138,7 +138,7 @@ class BadInput(unittest.TestCase):
         self.assert_usage_error(["8", "--format", "xml", "--solutions"], "'xml'")
         self.assert_usage_error(["8", "--split-depth", "9"], "split depth 9 is out of range")
         self.assert_usage_error(["4", "--split-depth", "5"], "split depth 5 exceeds")
-        self.assert_usage_error(["28", "-e", "mitm"], "engine mitm cannot count N=28")
+        self.assert_usage_error(["29", "-e", "mitm"], "engine mitm cannot count N=29")
         self.assert_usage_error(["8", "--schedule", "fast"], "unknown schedule 'fast'")
         # "default" names the setting's zero value, not a schedule to ask for.
         self.assert_usage_error(["8", "--schedule", "default"], "'default'")

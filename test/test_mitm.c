@@ -564,6 +564,35 @@ static size_t largest_slice(const nq_quarter_store *qs, int h)
     return most;
 }
 
+/* The most placements of two disjoint row sets together, and of one
+ * group, by the store (each row set's size, the most of any of its
+ * subsets, then every pair of a set and a subset of its complement). */
+static void largest_pair_and_group(const nq_quarter_store *qs, int h, size_t *pair, size_t *group)
+{
+    const size_t sets = (size_t)1 << h;
+    size_t *size = malloc(sets * sizeof *size), *below = malloc(sets * sizeof *below);
+    assert_true(size && below);
+    *group = 0;
+    for (size_t rows = 0; rows < sets; rows++) {
+        size[rows] = below[rows] = qs->start[(rows + 1) << h] - qs->start[rows << h];
+        for (size_t c = 0; c < sets; c++) {
+            const size_t g = qs->start[(rows << h | c) + 1] - qs->start[rows << h | c];
+            *group = g > *group ? g : *group;
+        }
+    }
+    for (int bit = 0; bit < h; bit++) /* below[m]: the largest size of a subset of m */
+        for (size_t m = 0; m < sets; m++)
+            if (m >> bit & 1 && below[m ^ (size_t)1 << bit] > below[m])
+                below[m] = below[m ^ (size_t)1 << bit];
+    *pair = 0;
+    for (size_t m = 0; m < sets; m++) {
+        const size_t both = size[m] + below[(sets - 1) & ~m];
+        *pair = both > *pair ? both : *pair;
+    }
+    free(size);
+    free(below);
+}
+
 /* Sorted copies of one group of a slice, conflict words and signatures
  * paired, so that two slices' groups compare whatever their order. */
 static void sorted_group(const nq_quarter_slice *sl, uint32_t cols, uint64_t *out)
@@ -576,7 +605,8 @@ static void sorted_group(const nq_quarter_slice *sl, uint32_t cols, uint64_t *ou
 
 /* Slices walked without a store equal slices from the store, group by
  * group, in every quarter frame with random queens placed beforehand, and
- * the capacity table is the largest row set (h <= 9). */
+ * the capacity tables are the largest row set, pair of disjoint row sets
+ * and group (h <= 9). */
 static void test_quarter_slices(void **state)
 {
     (void)state;
@@ -586,6 +616,10 @@ static void test_quarter_slices(void **state)
         assert_int_equal(nq_quarter_store_build(&qs, h, 2), 0);
         const size_t cap = nq_quarter_slice_capacity(h);
         assert_true(cap == largest_slice(&qs, h));
+        size_t pair, group;
+        largest_pair_and_group(&qs, h, &pair, &group);
+        assert_true(pair == nq_quarter_slice_pair_capacity(h));
+        assert_true(group == nq_quarter_group_capacity(h));
         const size_t bytes = nq_quarter_slice_bytes(h, cap);
         void *m1 = malloc(bytes), *m2 = malloc(bytes);
         uint64_t *g1 = malloc(cap * sizeof *g1), *g2 = malloc(cap * sizeof *g2);
@@ -654,8 +688,11 @@ static void test_limits(void **state)
     assert_int_equal(nq_mitm_memory_estimate(NQ_MITM_MAX_N + 1, 1), 0);
     assert_true(nq_mitm_memory_estimate(20, 2) < (size_t)1 << 30);
     assert_true(nq_mitm_memory_estimate(22, 2) < (size_t)4 << 30);
+    /* The record board fits 4 GiB on two threads (slices share buffers). */
+    assert_true(nq_mitm_memory_estimate(28, 2) <= (size_t)4 << 30);
+    assert_true(nq_mitm_memory_estimate(28, 2) > nq_mitm_memory_estimate(26, 2));
     assert_true(nq_mitm_memory_estimate(18, 2) > nq_mitm_memory_estimate(18, 1));
-    /* Each thread's share of the estimate covers the scratch plan() asks for. */
+    /* Each thread's share of the estimate covers the scratch a plan asks for. */
     for (int n = NQ_MITM_MIN_N; n <= 18; n++) {
         s.n = n;
         assert_int_equal(nq_job_create(&job, &s), 0);

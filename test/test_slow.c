@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -129,23 +130,67 @@ static void test_audit_24(void **state)
     nq_job_free(&job);
 }
 
-/* The slice capacity of h = 10..12 is the most placements of any row set,
- * each counted by walking it. */
+/* N = 28, the largest board the engine counts, where slices are walked
+ * and share their buffers: two units audited.  A unit's search costs
+ * about as many nodes as its north quarters have placements together, so
+ * the units taken are the first two in job order whose east set has all
+ * but one of the north rows (and so one south row): the others cost far
+ * more, and the units with all north rows east or west count 0 (their two
+ * full quarters would need 28 diagonals of one family's 27). */
+static void test_audit_28(void **state)
+{
+    (void)state;
+    nq_job *job = mitm_job(28);
+    const uint64_t units = nq_job_units(job);
+    const uint32_t north = (UINT32_C(1) << 14) - 1;
+    uint64_t unit[2];
+    int found = 0;
+    for (uint64_t u = 0; u < units && found < 2; u++) {
+        nq_mitm_unit d;
+        assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
+        if (__builtin_popcount(d.east & north) == 13)
+            unit[found++] = u;
+    }
+    assert_int_equal(found, 2);
+    audit_units(job, 28, unit, 2);
+    nq_job_free(&job);
+}
+
+/* The slice capacities of h = 10..12 (one row set, two disjoint ones, one
+ * group) are what walking every row set counts. */
 static void test_slice_capacity(void **state)
 {
     (void)state;
     for (int h = 10; h <= 12; h++) {
-        uint64_t most = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : most)
-        for (uint32_t rows = 0; rows < (UINT32_C(1) << h); rows++) {
+        const uint32_t sets = UINT32_C(1) << h;
+        uint64_t most = 0, group = 0;
+        uint64_t *total = malloc(sets * sizeof *total), *below = malloc(sets * sizeof *below);
+        assert_true(total && below);
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : most, group)
+        for (uint32_t rows = 0; rows < sets; rows++) {
             uint32_t size[1 << 12];
             nq_quarter_slice_count(h, rows, size);
             uint64_t sum = 0;
-            for (uint32_t c = 0; c < (UINT32_C(1) << h); c++)
+            for (uint32_t c = 0; c < sets; c++) {
                 sum += size[c];
+                group = size[c] > group ? size[c] : group;
+            }
             most = sum > most ? sum : most;
+            total[rows] = below[rows] = sum;
         }
         assert_true(most == nq_quarter_slice_capacity(h));
+        assert_true(group == nq_quarter_group_capacity(h));
+        /* Two disjoint row sets: a set and the largest subset of its complement. */
+        for (int bit = 0; bit < h; bit++)
+            for (uint32_t m = 0; m < sets; m++)
+                if (m >> bit & 1 && below[m ^ UINT32_C(1) << bit] > below[m])
+                    below[m] = below[m ^ UINT32_C(1) << bit];
+        uint64_t pair = 0;
+        for (uint32_t m = 0; m < sets; m++)
+            pair = total[m] + below[(sets - 1) & ~m] > pair ? total[m] + below[(sets - 1) & ~m] : pair;
+        assert_true(pair == nq_quarter_slice_pair_capacity(h));
+        free(total);
+        free(below);
     }
 }
 
@@ -157,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_mitm),
         cmocka_unit_test(test_audit_21),
         cmocka_unit_test(test_audit_24),
+        cmocka_unit_test(test_audit_28),
         cmocka_unit_test(test_slice_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

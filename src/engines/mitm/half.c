@@ -12,11 +12,13 @@
  */
 #include "engines/mitm/mitm_plan.h"
 
-size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap)
+size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int shared_slices)
 {
+    const size_t slices = shared_slices ? NQ_QUARTERS * nq_quarter_slice_bytes(h, 0) +
+                                              2 * 2 * slice_cap * sizeof(uint64_t)
+                                        : NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
-           3 * (half_cap + 1) * sizeof(uint64_t) +
-           NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap) + (half_cap + 1) * sizeof(uint16_t);
+           3 * (half_cap + 1) * sizeof(uint64_t) + slices + (half_cap + 1) * sizeof(uint16_t);
 }
 
 mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
@@ -29,11 +31,17 @@ mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
     s.west = s.east + p->half_cap + 1;
     s.split = s.west + p->half_cap + 1;
     char *slices = (char *)(s.split + p->half_cap + 1);
-    const size_t bytes = nq_quarter_slice_bytes(p->h, p->slice_cap);
+    const size_t cap = p->shared_slices ? 0 : p->slice_cap;
+    const size_t bytes = nq_quarter_slice_bytes(p->h, cap);
     for (int q = 0; q < NQ_QUARTERS; q++)
-        if (!s.quarter[q].cw) /* still zero: the thread's first unit of the run */
-            nq_quarter_slice_init(&s.quarter[q], p->h, p->slice_cap, slices + (size_t)q * bytes);
-    s.tag = (uint16_t *)(slices + NQ_QUARTERS * bytes);
+        if (!s.quarter[q].first) /* still zero: the thread's first unit of the run */
+            nq_quarter_slice_init(&s.quarter[q], p->h, cap, slices + (size_t)q * bytes);
+    uint64_t *shared = (uint64_t *)(slices + NQ_QUARTERS * bytes);
+    for (int half = 0; half < 2; half++) {
+        s.half_cw[half] = p->shared_slices ? shared + 2 * half * p->slice_cap : NULL;
+        s.half_sig[half] = p->shared_slices ? s.half_cw[half] + p->slice_cap : NULL;
+    }
+    s.tag = (uint16_t *)(shared + (p->shared_slices ? 4 * p->slice_cap : 0));
     return s;
 }
 
@@ -64,8 +72,20 @@ void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, u
     const int c0 = west ? 0 : p->n - p->h;
     const nq_quarter_frame fn = quarter_frame(p, 0, c0, p1, p2);
     const nq_quarter_frame fs = quarter_frame(p, p->n - p->h, c0, p1, p2);
-    nq_quarter_slice_fill(&s->quarter[west ? NQ_NW : NQ_NE], store, p->h, rows_n, &fn);
-    nq_quarter_slice_fill(&s->quarter[west ? NQ_SW : NQ_SE], store, p->h, rows_s, &fs);
+    nq_quarter_slice *north = &s->quarter[west ? NQ_NW : NQ_NE];
+    nq_quarter_slice *south = &s->quarter[west ? NQ_SW : NQ_SE];
+    if (p->shared_slices) {
+        /* The west slice at the start of its half's buffer, the east one
+         * after it: together they never hold more than slice_cap. */
+        const size_t at_n = west ? 0 : s->quarter[NQ_NW].used;
+        const size_t at_s = west ? 0 : s->quarter[NQ_SW].used;
+        nq_quarter_slice_move(north, s->half_cw[0] + at_n, s->half_sig[0] + at_n,
+                              p->slice_cap - at_n);
+        nq_quarter_slice_move(south, s->half_cw[1] + at_s, s->half_sig[1] + at_s,
+                              p->slice_cap - at_s);
+    }
+    nq_quarter_slice_fill(north, store, p->h, rows_n, &fn);
+    nq_quarter_slice_fill(south, store, p->h, rows_s, &fs);
 }
 
 void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,

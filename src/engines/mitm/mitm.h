@@ -13,10 +13,11 @@
 
 /* Board sizes the engine joins quarters for.  Below the range it solves the
  * board in one unit by a trivial search; above it, planning returns
- * NQ_EUNSUPPORTED (the slices of N = 28 lack a capacity table, and their
- * signatures and row sets would still fit). */
+ * NQ_EUNSUPPORTED (N = 29 has capacity tables but no audit; from N = 30
+ * the tables end, while signatures, row sets and slice indices would still
+ * fit). */
 #define NQ_MITM_MIN_N 4
-#define NQ_MITM_MAX_N 27
+#define NQ_MITM_MAX_N 28
 
 /* Largest quarter side whose store a job builds (nq_quarter_store_bytes
  * says how much it takes).  Larger boards walk each slice's rows instead

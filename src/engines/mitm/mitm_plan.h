@@ -41,7 +41,9 @@ typedef struct mitm_plan {
     uint64_t nall;
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
-    size_t slice_cap;    /* placements a slice holds: the most of any row set */
+    size_t slice_cap;    /* placements a slice holds: the most of any row set, or with
+                          * shared slices, the most a west and east pair hold */
+    int shared_slices;   /* a unit's west and east slices of one half share a buffer */
     uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
     size_t scratch_bytes;
 } mitm_plan;
@@ -59,6 +61,9 @@ typedef struct mitm_scratch {
     uint64_t *east, *west;     /* half_cap + 1 signatures each */
     uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
     uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
+    /* With shared slices: the buffers of the north and the south half
+     * (slice_cap placements each), the west slice first. */
+    uint64_t *half_cw[2], *half_sig[2];
 } mitm_scratch;
 
 /* Next larger integer with the same number of set bits (Gosper's hack):
@@ -72,8 +77,10 @@ static inline uint32_t nq_next_same_popcount(uint32_t x)
 
 /* --- half.c: a thread's scratch and the half-boards of one side --- */
 
-/* Bytes of scratch for the given caps, including 64 bytes of alignment slack. */
-size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap);
+/* Bytes of scratch for the given caps, including 64 bytes of alignment
+ * slack: four slices of slice_cap placements, or with shared_slices two
+ * buffers of slice_cap (mitm_plan). */
+size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int shared_slices);
 
 /* The scratch laid out in the pool's buffer raw (plan p's scratch_bytes);
  * slices still zero (a thread's first unit of a run) are set up empty. */
@@ -81,7 +88,8 @@ mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw);
 
 /* Makes the slices of one side (the west one when west, columns from 0,
  * else the east one) hold its quarters' placements on rows_n and rows_s
- * that miss the pre-placed diagonals p1 and p2. */
+ * that miss the pre-placed diagonals p1 and p2.  With shared slices a unit
+ * prepares its west side first: the east slices start where it ends. */
 void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
                           uint32_t rows_s, uint64_t p1, uint64_t p2);
 

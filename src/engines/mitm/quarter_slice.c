@@ -14,18 +14,47 @@
 
 #include "engines/mitm/quarter_slice.h"
 
-/* Most placements on one row set, per side h, as walking every row set
- * counts them. */
+/* Per side h, as walking every row set counts them: the most placements
+ * on one row set, the most on two disjoint row sets together, and the
+ * most in one group (one row set and one column set). */
 static const uint32_t max_slice[] = {
-    1,     1,      2,      4,      10,     26,      92,      296,
-    1174,  5366,   26548,  143140, 788698, 4684690,
+    1,     1,      2,      4,      10,     26,      92,       296,
+    1174,  5366,   26548,  143140, 788698, 4684690, 29555392,
 };
+static const uint32_t max_pair[] = {
+    2,     2,      4,      7,      16,     38,      116,      360,
+    1340,  5600,   26912,  143676, 789454, 4685720, 29565024,
+};
+static const uint32_t max_group[] = {
+    1,     1,      1,      2,      2,      10,      10,       40,
+    92,    352,    946,    3571,   15003,  77432,   500000,
+};
+
+#define TABLE_SIZE (int)(sizeof max_slice / sizeof max_slice[0])
 
 size_t nq_quarter_slice_capacity(int h)
 {
-    if (h < 0 || h >= (int)(sizeof max_slice / sizeof max_slice[0]))
-        return 0;
-    return max_slice[h];
+    return h < 0 || h >= TABLE_SIZE ? 0 : max_slice[h];
+}
+
+size_t nq_quarter_slice_pair_capacity(int h)
+{
+    return h < 0 || h >= TABLE_SIZE ? 0 : max_pair[h];
+}
+
+size_t nq_quarter_group_capacity(int h)
+{
+    return h < 0 || h >= TABLE_SIZE ? 0 : max_group[h];
+}
+
+void nq_quarter_slice_move(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig, size_t capacity)
+{
+    if (s->cw == cw && s->sig == sig && s->capacity == capacity)
+        return;
+    s->cw = cw;
+    s->sig = sig;
+    s->capacity = capacity;
+    s->filled = 0;
 }
 
 size_t nq_quarter_slice_bytes(int h, size_t capacity)
@@ -36,6 +65,7 @@ size_t nq_quarter_slice_bytes(int h, size_t capacity)
 void nq_quarter_slice_init(nq_quarter_slice *s, int h, size_t capacity, void *mem)
 {
     s->filled = 0;
+    s->used = 0;
     s->capacity = capacity;
     s->cw = mem;
     s->sig = s->cw + capacity;
@@ -104,6 +134,7 @@ static void fill_from_store(nq_quarter_slice *s, const nq_quarter_store *qs, int
         if (cols == last)
             break;
     }
+    s->used = at;
 }
 
 /* The walk over the slice's rows: rows[0 .. k) in increasing order, the
@@ -200,6 +231,7 @@ static void fill_by_walking(nq_quarter_slice *s, int h, uint32_t rows, const nq_
     if (w.k == 0) {
         s->first[0] = 0;
         convert(f, 0, 0, &s->cw[0], &s->sig[0]);
+        s->used = 1;
         return;
     }
     uint32_t at = 0;
@@ -207,6 +239,7 @@ static void fill_by_walking(nq_quarter_slice *s, int h, uint32_t rows, const nq_
         s->first[c] = at;
         at += s->size[c];
     }
+    s->used = at;
     w.fill = 1;
     walk(&w, 0, 0, 0, 0, 0, 0);
     for (uint32_t c = 0; c < (UINT32_C(1) << h); c++) /* the writes advanced first[] */

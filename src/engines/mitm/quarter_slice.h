@@ -32,14 +32,22 @@ typedef struct nq_quarter_slice {
     uint32_t *first, *size; /* 2^h each */
     uint64_t *cw, *sig;     /* capacity each */
     size_t capacity;
+    size_t used;            /* placements held: the groups fill cw[0 .. used) */
 } nq_quarter_slice;
 
 /* Bytes of the arrays of one slice for side h and the given capacity. */
 size_t nq_quarter_slice_bytes(int h, size_t capacity);
 
 /* Points the slice's arrays into mem (nq_quarter_slice_bytes of it, 8-byte
- * aligned) and marks it empty. */
+ * aligned) and marks it empty.  With capacity 0, mem holds only the group
+ * index, and nq_quarter_slice_move() gives the slice its placements. */
 void nq_quarter_slice_init(nq_quarter_slice *s, int h, size_t capacity, void *mem);
+
+/* Points the slice's placements at cw and sig (capacity each); when they
+ * are not where they were, the slice is marked empty.  Two slices on
+ * disjoint row sets can share one buffer this way, the second starting
+ * where the first one's `used` ends (nq_quarter_slice_pair_capacity). */
+void nq_quarter_slice_move(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig, size_t capacity);
 
 /*
  * Makes s hold the placements of the quarter with frame f on `rows` (a row
@@ -61,5 +69,16 @@ void nq_quarter_slice_count(int h, uint32_t rows, uint32_t *size);
  * needs), from a table of what walking every row set gives; 0 when h is
  * outside the table. */
 size_t nq_quarter_slice_capacity(int h);
+
+/* The most placements two disjoint row sets of side h have together, and
+ * so the most that two slices on disjoint row sets hold (a unit's west and
+ * east quarters of one half of the board), whichever pre-placed queens
+ * they avoid (a walk that avoids them keeps a subset); 0 outside the
+ * table. */
+size_t nq_quarter_slice_pair_capacity(int h);
+
+/* The most placements of one group (one row set, one column set) of side
+ * h; 0 outside the table. */
+size_t nq_quarter_group_capacity(int h);
 
 #endif /* NQ_QUARTER_SLICE_H */

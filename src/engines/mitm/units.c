@@ -150,16 +150,17 @@ static uint8_t canon_weight_of(uint32_t e, int h)
  * west side of E is the east side of its complement, also an E, so this
  * covers both sides); without one, NQ_MITM_HALF_LIMIT, or for small boards
  * the product of two slices.  Never more than the limit (the batch limit
- * too, when the tuning sets one), never less than a slice's largest group, as a
- * batch must hold one north placement's pairs (half_next). */
+ * too, when the tuning sets one), never less than a slice's largest group,
+ * as a batch must hold one north placement's pairs (nq_mitm_half_next). */
 static size_t half_cap_of(const mitm_plan *p, const nq_mitm_tuning *t, int threads)
 {
     const int h = p->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     const uint64_t nall = central_binomial(h);
-    size_t cap = NQ_MITM_HALF_LIMIT, group_cap = p->slice_cap;
-    if (p->slice_cap < cap / p->slice_cap)
-        cap = p->slice_cap * p->slice_cap;
+    const size_t slice = nq_quarter_slice_capacity(h);
+    size_t cap = NQ_MITM_HALF_LIMIT, group_cap = nq_quarter_group_capacity(h);
+    if (slice < cap / slice)
+        cap = slice * slice;
     if (p->use_store) {
         const group_sizes g = {h, &p->qs, NULL};
         cap = 0;
@@ -286,13 +287,17 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     p->sig_bits = 4 * p->h - 2;
     p->use_store = p->h <= NQ_MITM_STORE_MAX_H && !t->walk_slices;
     p->key_min = t->key_min;
-    p->slice_cap = nq_quarter_slice_capacity(p->h);
+    /* Without a store, slices come and go with each unit (the units run
+     * in spread order), and a west and an east slice share one buffer. */
+    p->shared_slices = !p->use_store;
+    p->slice_cap = p->shared_slices ? nq_quarter_slice_pair_capacity(p->h)
+                                    : nq_quarter_slice_capacity(p->h);
     int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
     if (ret == 0)
         ret = plan_units(p, t, job->threads);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
-    p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap);
+    p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap, p->shared_slices);
     job->units = p->ncanon + p->nb * p->nall;
     if (p->h >= NQ_MITM_SPREAD_H)
         p->stride = spread_stride(job->units);
@@ -361,12 +366,23 @@ static double join_cost(const mitm_plan *p, double east, double west)
     return kept * blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
 }
 
+/* Largest quarter side whose group sizes the estimate hook counts without
+ * a store: past it the table (4^h counters) takes a gibibyte and its walk
+ * minutes before the run's first estimate, and the hook gives up (every
+ * unit then costs alike, which the spread order makes a fair guess). */
+#define NQ_MITM_GROUPS_MAX_H 13
+
+static size_t group_table_bytes(int h)
+{
+    return ((size_t)1 << 2 * h) * sizeof(uint32_t);
+}
+
 /* The quarter group sizes of side h without a store: every row set's
  * placements counted by walking it (4^h counters), on at most `threads`
  * threads.  NULL when out of memory. */
 static uint32_t *count_groups(int h, int threads)
 {
-    uint32_t *table = malloc(((size_t)1 << 2 * h) * sizeof *table);
+    uint32_t *table = malloc(group_table_bytes(h));
     if (!table)
         return NULL;
 #ifdef _OPENMP
@@ -387,7 +403,7 @@ static uint32_t *count_groups(int h, int threads)
  * factor, and the unit costs that pairing work plus the join's
  * (join_cost).  Relative values only.  Units are independent, so they are
  * estimated in parallel (the large boards have millions), on the job's
- * threads.
+ * threads.  NQ_EUNSUPPORTED past NQ_MITM_GROUPS_MAX_H without a store.
  */
 int nq_mitm_estimate(const nq_job *job, double *costs)
 {
@@ -400,6 +416,8 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     group_sizes g = {h, &p->qs, NULL};
     uint32_t *table = NULL;
+    if (!p->use_store && h > NQ_MITM_GROUPS_MAX_H)
+        return NQ_EUNSUPPORTED;
     if (!p->use_store) {
         g.table = table = count_groups(h, job->threads);
         if (!table)
@@ -454,7 +472,11 @@ size_t nq_mitm_memory_estimate(int n, int threads)
                          (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
     const int store = h <= NQ_MITM_STORE_MAX_H;
     const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
-    const size_t scratch = nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h));
-    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units +
+    const size_t scratch =
+        store ? nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h), 0)
+              : nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_pair_capacity(h), 1);
+    /* The estimate hook's group counts, while the run's scratch exists. */
+    const size_t groups = !store && h <= NQ_MITM_GROUPS_MAX_H ? group_table_bytes(h) : 0;
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups +
            (size_t)(threads > 0 ? threads : 1) * scratch;
 }
