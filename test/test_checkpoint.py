@@ -329,7 +329,8 @@ class Refuse(Base):
 
 
 class Progress(Base):
-    PATTERN = r"(\d+)/(\d+) subproblems \((\d+\.\d)%\), elapsed \d+:\d\d, ETA (\d+:\d\d|--), \d+\.\d/s"
+    PATTERN = (r"(?:\[[#.]+\] )?(?P<pct>\d+\.\d)%, ETA (\d+:\d\d|--), elapsed \d+:\d\d, "
+               r"(?P<done>\d+)/(?P<total>\d+) units, \d+\.\d units/s")
 
     def on_pty(self, args):
         master, slave = pty.openpty()
@@ -361,13 +362,13 @@ class Progress(Base):
         for frame in frames:
             m = re.fullmatch(self.PATTERN + r"\n?", frame)
             self.assertIsNotNone(m, repr(frame))
-            done, total = int(m.group(1)), int(m.group(2))
+            done, total = int(m.group("done")), int(m.group("total"))
             self.assertEqual(total, 9844)
             if last is not None:
                 self.assertGreaterEqual(done, last)
             last = done
-        self.assertTrue(err.endswith("(100.0%), elapsed " + err.split("elapsed ")[-1]))
-        self.assertIn("9844/9844 subproblems (100.0%)", frames[-1])
+        self.assertIn("100.0%, ETA 0:00, ", frames[-1])
+        self.assertIn("9844/9844 units", frames[-1])
         self.assertTrue(frames[-1].endswith("\n"))
 
     def test_no_progress_and_quiet_on_terminal(self):
@@ -383,7 +384,8 @@ class Progress(Base):
         self.assertTrue(lines)
         for line in lines:
             self.assertRegex(line, r"^progress: " + self.PATTERN + "$")
-        self.assertIn("6990/6990 subproblems (100.0%)", lines[-1])
+        self.assertIn("100.0%, ETA 0:00, ", lines[-1])
+        self.assertIn("6990/6990 units", lines[-1])
         self.assertNotIn("\r", p.stderr)
         # Without --progress a pipe gets none.
         self.assertEqual(run("12").stderr, "")

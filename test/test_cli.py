@@ -186,8 +186,10 @@ class Counting(unittest.TestCase):
             self.assertGreaterEqual(doc["subproblems"], 1)
             self.assertIsInstance(doc["seconds"], float)
             self.assertEqual(set(doc), {"n", "engine", "threads", "split_depth", "subproblems",
-                                        "units_resumed", "total", "unique", "estimated_seconds",
-                                        "seconds", "version"})
+                                        "units_resumed", "total", "unique", "total_decimal",
+                                        "unique_decimal", "estimated_seconds", "seconds",
+                                        "version"})
+            self.assertEqual(doc["total_decimal"], "14200")
             # plain's single unit is not sampled: no estimate.
             estimate = doc["estimated_seconds"]
             self.assertTrue(estimate is None if engine == "plain" else estimate > 0, estimate)

@@ -4,7 +4,9 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/console.h"
@@ -63,32 +65,126 @@ static double current_rate(nq_cli_progress_view *v, const nq_progress *p)
     return dt > 0 ? (double)(p->units_done - v->done[oldest]) / dt : p->rate;
 }
 
-/* The progress callback: one thread at a time, so no locking. */
+/* Columns of the terminal on stderr: its reported size, else COLUMNS,
+ * else 80.  Asked at every redraw, so a resized window is followed. */
+static int terminal_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    const int cols = env ? atoi(env) : 0;
+    return cols > 0 ? cols : 80;
+}
+
+/* Appends the pieces of a progress line to out (size bytes), most
+ * important first, as many as fit in `room` characters; a piece that does
+ * not fit is left out whole, never cut.  Returns the length written. */
+static size_t fit_pieces(char *out, size_t size, size_t room, const char *const *pieces,
+                         size_t count)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        if (!pieces[i][0])
+            continue;
+        const char *sep = len ? ", " : "";
+        const size_t add = strlen(sep) + strlen(pieces[i]);
+        if (len + add > room || len + add >= size)
+            continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s", sep, pieces[i]);
+    }
+    return len;
+}
+
+/* A bar of `width` cells (brackets included) filled to `fraction`. */
+static void draw_bar(char *out, size_t width, double fraction)
+{
+    const size_t cells = width - 2;
+    size_t full = (size_t)(fraction * (double)cells + 0.5);
+    if (full > cells)
+        full = cells;
+    out[0] = '[';
+    for (size_t i = 0; i < cells; i++)
+        out[1 + i] = i < full ? '#' : '.';
+    out[width - 1] = ']';
+    out[width] = '\0';
+}
+
+/* Bar cells beside the text: at least this many or none, at most the other. */
+#define BAR_MIN 12
+#define BAR_MAX 40
+
+/* The progress callback: one thread at a time, so no locking.  On a
+ * terminal the line is redrawn in place and kept shorter than the
+ * terminal's width, so it never wraps (erase-line clears one row only, and
+ * a wrapped line would leave its first rows behind): the pieces that do
+ * not fit are left out, least important first, and a bar takes the room
+ * left.  A one-unit job (plain) has no fraction to show, so its line says
+ * so and gives the elapsed time alone. */
 static void show_progress(const nq_progress *p, void *user)
 {
     nq_cli_progress_view *v = user;
-    char elapsed[32], eta[32];
-    double pct = p->units_total ? 100.0 * (double)p->units_done / (double)p->units_total : 100.0;
-    double rate = current_rate(v, p);
-    char line[240], expected[64] = "";
-    if (v->announced) {
-        char words[32];
-        snprintf(expected, sizeof expected, ", expected %s%s in all",
-                 v->at_least ? "over " : "",
+    char elapsed[32], eta[32], words[32];
+    char count[64], pct[16], ela[48], eta_piece[48], rate_piece[48], expected[64] = "";
+    const double fraction =
+        p->units_total ? (double)p->units_done / (double)p->units_total : 1.0;
+    const double rate = current_rate(v, p);
+    const int one_unit = p->units_total == 1;
+    format_duration(p->elapsed, elapsed, sizeof elapsed);
+    if (v->announced)
+        snprintf(expected, sizeof expected, "expected %s%s in all", v->at_least ? "over " : "",
                  format_long(v->opt->estimate, words, sizeof words));
-    }
-    snprintf(line, sizeof line,
-             "%" PRIu64 "/%" PRIu64 " subproblems (%.1f%%), elapsed %s, ETA %s, %.1f/s%s",
-             p->units_done, p->units_total, pct,
-             format_duration(p->elapsed, elapsed, sizeof elapsed),
-             format_duration(p->eta, eta, sizeof eta), rate, expected);
-    if (v->tty) {
-        /* \r and erase-line redraw in place; the final call ends the line. */
-        fprintf(stderr, "\r\033[K%s%s", line, p->final ? "\n" : "");
-        v->line_open = !p->final;
+    snprintf(ela, sizeof ela, "elapsed %s", elapsed);
+    if (one_unit) {
+        snprintf(count, sizeof count, "%s", p->final ? "one unit, done" : "one unit: no fraction");
+        pct[0] = eta_piece[0] = rate_piece[0] = '\0';
     } else {
-        fprintf(stderr, "progress: %s\n", line);
+        snprintf(count, sizeof count, "%" PRIu64 "/%" PRIu64 " units", p->units_done,
+                 p->units_total);
+        snprintf(pct, sizeof pct, "%.1f%%", 100.0 * fraction);
+        snprintf(eta_piece, sizeof eta_piece, "ETA %s",
+                 format_duration(p->eta, eta, sizeof eta));
+        snprintf(rate_piece, sizeof rate_piece, "%.1f units/s", rate);
     }
+    /* Most important first: the fraction done, how long it will take, how
+     * long it has taken, the estimate of a long count, the units, how fast. */
+    const char *pieces[] = {pct, eta_piece, ela, expected, count, rate_piece};
+    const size_t npieces = sizeof pieces / sizeof *pieces;
+    char text[240], line[320], bar[BAR_MAX + 1] = "";
+
+    if (!v->tty) {
+        fit_pieces(text, sizeof text, sizeof text - 1, pieces, npieces);
+        fprintf(stderr, "progress: %s\n", text);
+        fflush(stderr);
+        return;
+    }
+    /* One column is kept free: a line as wide as the terminal leaves some
+     * terminals' cursor on the next row. */
+    const size_t room = (size_t)terminal_width() - 1;
+    size_t len = fit_pieces(text, sizeof text, room, pieces, npieces);
+    if (!one_unit && room >= len + 1 + BAR_MIN) {
+        size_t width = room - len - 1;
+        draw_bar(bar, width > BAR_MAX ? BAR_MAX : width, fraction);
+    } else if (!one_unit) {
+        /* No room for a bar beside everything: give it the room of the
+         * least important pieces, but never that of the fraction, the ETA,
+         * the elapsed time and the estimate; a terminal too narrow for those
+         * and a bar gets no bar. */
+        char fewer[240];
+        size_t keep = npieces, flen = len;
+        while (keep > 4 && room < flen + 1 + BAR_MIN)
+            flen = fit_pieces(fewer, sizeof fewer, room, pieces, --keep);
+        if (room >= flen + 1 + BAR_MIN) {
+            size_t width = room - flen - 1;
+            draw_bar(bar, width > BAR_MAX ? BAR_MAX : width, fraction);
+            memcpy(text, fewer, flen + 1);
+        }
+    }
+    snprintf(line, sizeof line, "%s%s%s", bar, bar[0] ? " " : "", text);
+    /* \r and erase-line redraw in place; the final call ends the line. */
+    fprintf(stderr, "\r\033[K%s%s", line, p->final ? "\n" : "");
+    v->line_open = !p->final;
     progress_line_open = v->line_open;
     fflush(stderr);
 }

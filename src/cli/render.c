@@ -75,18 +75,27 @@ int nq_cli_list(const nq_cli_options *opt, const char *prog)
     return 0;
 }
 
+/* The JSON object of a count.  "total" and "unique" are JSON numbers, which
+ * common readers hold in a double and so round past 2^53 (N = 27's unique
+ * count); "total_decimal" and "unique_decimal" carry the same counts as
+ * strings, exact in any reader.  The fields and their order are documented
+ * in nqueens(1), which test_man_facts.py checks against this output. */
 static void print_json(const nq_cli_options *opt, const nq_result *r, int ranks)
 {
-    char total[48], unique[48];
+    char total[48], unique[48] = "null", unique_decimal[52] = "null";
     nq_u128_to_string(r->total, total, sizeof total);
+    if (r->has_unique) {
+        nq_u128_to_string(r->unique, unique, sizeof unique);
+        snprintf(unique_decimal, sizeof unique_decimal, "\"%s\"", unique);
+    }
     printf("{\"n\": %d, \"engine\": \"%s\", \"threads\": %d, ", opt->settings.n,
            nq_engine_name(r->engine), r->threads);
     if (ranks > 0)
         printf("\"ranks\": %d, ", ranks);
     printf("\"split_depth\": %d, \"subproblems\": %" PRIu64 ", \"units_resumed\": %" PRIu64
-           ", \"total\": %s, \"unique\": %s, ",
-           r->split_depth, r->subproblems, r->units_resumed, total,
-           r->has_unique ? nq_u128_to_string(r->unique, unique, sizeof unique) : "null");
+           ", \"total\": %s, \"unique\": %s, \"total_decimal\": \"%s\", \"unique_decimal\": %s, ",
+           r->split_depth, r->subproblems, r->units_resumed, total, unique, total,
+           unique_decimal);
     if (opt->estimate >= 0)
         printf("\"estimated_seconds\": %.6g, ", opt->estimate);
     else
