@@ -10,6 +10,7 @@
 #define NQ_BENCH_OPTIONS_H
 
 #include "bench.h"
+#include "save.h"
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT };
 
@@ -19,16 +20,22 @@ typedef struct bench_options {
     int threads_given;
     enum nq_engine engines[NQ_ENGINE_COUNT_];
     int engine_count;
-    int repeat;
+    int repeat; /* room for runs: max_runs */
+    int min_runs, max_runs, max_runs_given;
+    double precision; /* --precision: target standard error / mean; 0 off */
     int warmup;
+    int quiet;
     int split_depth;
     int ranks; /* --ranks R for --predict; 0 when not given */
     int audit;   /* --audit K: units to check */
     int project; /* --project S: units to time */
     int engines_given;
     enum bench_mode mode;
-    const char *csv_path, *json_path, *plot_path;
-    FILE *csv, *json;
+    const char *csv_path, *json_path, *plot_path, *markdown_path;
+    char meta_path[4096]; /* csv_path.meta */
+    bench_save csv, meta, json, plot, markdown;
+    int argc;
+    char **argv;
 } bench_options;
 
 /* Runs the sweep the options ask for (sweep.c): prints the table, writes

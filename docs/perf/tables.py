@@ -362,14 +362,16 @@ def measure_csv(name, bench):
                 argv += ["--plot", plot]
             print("tables.py: " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
             subprocess.run(argv, cwd=ROOT, check=True)
+            # nqueens-bench writes a plain CSV and its header to CSV.meta.
+            with open(out + ".meta", encoding="utf-8") as f:
+                meta = [l for l in f.read().splitlines() if not l.startswith("# command:")]
             with open(out, encoding="utf-8") as f:
                 lines = f.read().splitlines()
-            cut = next(j for j, line in enumerate(lines) if not line.startswith("#"))
             if header is None:
-                header, columns = lines[:cut], lines[cut]
-            elif lines[cut] != columns:
+                header, columns = meta, lines[0]
+            elif lines[0] != columns:
                 raise DataError("%s: its commands wrote different CSV columns" % name)
-            rows += lines[cut + 1:]
+            rows += lines[1:]
     text = header[:1] + ["# command: " + c for c in commands] + header[1:] + [columns] + rows
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(text) + "\n")
