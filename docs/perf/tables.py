@@ -37,7 +37,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -402,11 +401,6 @@ def measure(names, bench):
     for name in names:
         if name not in every:
             raise DataError("%s: not a data file in docs/perf" % name)
-    plots = [n for n in names if n.endswith(".csv") and
-             os.path.exists(os.path.join(PERF, os.path.splitext(n)[0] + ".svg"))]
-    if plots and not shutil.which("gnuplot"):
-        raise DataError("redrawing %s needs gnuplot (apt-get install gnuplot-nox)" %
-                        ", ".join(os.path.splitext(n)[0] + ".svg" for n in plots))
     for name in names:
         (measure_csv if name.endswith(".csv") else measure_predict)(name, bench)
 
