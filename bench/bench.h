@@ -63,6 +63,10 @@ typedef struct bench_case {
     double karp_flatt; /* (1/speedup - 1/p) / (1 - 1/p); NaN at 1 thread */
     double model_speedup; /* the scheduling model's speedup (see sweep.c); NaN unknown */
     unsigned warnings;    /* enum bench_warning bits */
+    /* OMP_PROC_BIND and OMP_PLACES the case ran under ("unset" when the
+     * environment had none); cases compare only with their own. */
+    char proc_bind[16];
+    char places[16];
     double cpu_median; /* CPU seconds: unlike wall time, barely moved by other load */
     long peak_kib;     /* the largest peak of its runs; -1 unknown */
     int checked; /* the known table has N */
@@ -78,6 +82,7 @@ typedef struct bench_case {
 typedef struct bench_fit {
     enum nq_engine engine;
     int n;
+    const char *proc_bind, *places; /* the series' binding (its cases') */
     double serial;  /* serial fraction f: speedup(p) = 1 / (f + (1 - f) / p) */
     int points;     /* cases with 1 < p <= cores that the fit used */
     int max_threads;
@@ -157,6 +162,9 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
                      const bench_fit *fits, int fit_count, int complete);
 int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *cases, int count,
                          const bench_fit *fits, int fit_count);
+
+/* 1 when a and b ran under the same OMP_PROC_BIND and OMP_PLACES. */
+int bench_same_binding(const bench_case *a, const bench_case *b);
 
 /* Writes the warnings of w as "spread;busy" (empty for none) into buf. */
 void bench_warning_list(unsigned w, char *buf, size_t size);

@@ -32,6 +32,9 @@ enum long_only {
     OPT_MAX_RUNS,
     OPT_PRECISION,
     OPT_MARKDOWN,
+    OPT_PROC_BIND,
+    OPT_PLACES,
+    OPT_CHILD_FD,
 };
 
 static const struct option long_options[] = {
@@ -54,6 +57,9 @@ static const struct option long_options[] = {
     {"precision", required_argument, NULL, OPT_PRECISION},
     {"markdown", required_argument, NULL, OPT_MARKDOWN},
     {"quiet", no_argument, NULL, 'q'},
+    {"proc-bind", required_argument, NULL, OPT_PROC_BIND},
+    {"places", required_argument, NULL, OPT_PLACES},
+    {"child-fd", required_argument, NULL, OPT_CHILD_FD}, /* internal: see variants.c */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -101,6 +107,10 @@ static void usage(FILE *out)
             "      --plot FILE.svg   draw speedup and efficiency against threads as SVG\n"
             "                        (the files are rewritten as each case finishes and\n"
             "                        replace FILE when the sweep ends or is interrupted)\n"
+            "      --proc-bind LIST  sweep over OMP_PROC_BIND values: false, true, close,\n"
+            "                        spread, primary (each in a process of its own)\n"
+            "      --places LIST     sweep over OMP_PLACES values: threads, cores,\n"
+            "                        ll_caches, numa_domains, sockets\n"
             "  -q, --quiet           no progress lines and warnings on standard error\n"
             "      --profile         time every unit of the job planned for the largest\n"
             "                        --threads value, print the cost distribution and the\n"
@@ -170,6 +180,42 @@ static void parse_engines(const char *text, bench_options *o)
             o->engines[i] = o->engines[0];
             o->engines[0] = NQ_ENGINE_PLAIN;
         }
+}
+
+static const char *const proc_bind_values[] = {"false", "true", "close", "spread", "primary",
+                                               "master", NULL};
+static const char *const places_values[] = {"threads", "cores", "ll_caches", "numa_domains",
+                                            "sockets", NULL};
+
+/* Parses a comma-separated list of names, each one of `allowed`, into
+ * out[] (duplicates dropped); dies with a one-line usage error otherwise. */
+static void parse_names(const char *text, const char *what, const char *const *allowed,
+                        char (*out)[16], int *count)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        die_usage("%s list too long: '%.40s...'", what, text);
+    strcpy(buf, text);
+    *count = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        int known = 0, seen = 0;
+        for (int i = 0; allowed[i]; i++)
+            known |= !strcmp(allowed[i], name);
+        if (!known) {
+            char expected[128] = "";
+            for (int i = 0; allowed[i]; i++)
+                snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+                         "%s%s", i ? ", " : "", allowed[i]);
+            die_usage("unknown %s value '%s': expected %s", what, name, expected);
+        }
+        for (int i = 0; i < *count; i++)
+            seen |= !strcmp(out[i], name);
+        if (!seen && *count < BENCH_MAX_BINDS)
+            snprintf(out[(*count)++], 16, "%s", name);
+    }
+    if (*count == 0)
+        die_usage("empty %s list '%s'", what, text);
 }
 
 /* Prepares an output file (see save.c), so that a bad path fails before a
@@ -242,6 +288,17 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         break;
     }
     case OPT_MARKDOWN: o->markdown_path = arg; break;
+    case OPT_PROC_BIND:
+        parse_names(arg, "OMP_PROC_BIND", proc_bind_values, o->proc_binds, &o->proc_bind_count);
+        break;
+    case OPT_PLACES:
+        parse_names(arg, "OMP_PLACES", places_values, o->places, &o->places_count);
+        break;
+    case OPT_CHILD_FD:
+        if (bench_parse_int(arg, strlen(arg), 3, 1024, &value) < 0)
+            die_usage("invalid --child-fd '%s' (an internal option)", arg);
+        o->child_fd = value;
+        break;
     case 'q': o->quiet = 1; break;
     case OPT_CSV: o->csv_path = arg; break;
     case OPT_JSON: o->json_path = arg; break;
@@ -310,6 +367,19 @@ static void finish_options(bench_options *o)
     if (o->mode != MODE_SWEEP &&
         (o->csv_path || o->json_path || o->plot_path || o->markdown_path))
         die_usage("--csv, --json, --markdown and --plot apply to the sweep only");
+    if (o->mode != MODE_SWEEP && (o->proc_bind_count || o->places_count))
+        die_usage("--proc-bind and --places apply to the sweep only");
+    /* The binding sweep: every --proc-bind value with every --places value. */
+    for (int b = 0; b < (o->proc_bind_count ? o->proc_bind_count : 1); b++)
+        for (int p = 0; (o->proc_bind_count || o->places_count) &&
+                        p < (o->places_count ? o->places_count : 1); p++) {
+            if (o->bind_count == BENCH_MAX_BINDS)
+                die_usage("more than %d --proc-bind x --places pairs", BENCH_MAX_BINDS);
+            bench_binding *x = &o->binds[o->bind_count++];
+            snprintf(x->proc_bind, sizeof x->proc_bind, "%s",
+                     o->proc_bind_count ? o->proc_binds[b] : "");
+            snprintf(x->places, sizeof x->places, "%s", o->places_count ? o->places[p] : "");
+        }
     if (!o->max_runs_given && o->precision > 0)
         o->max_runs = 20;
     if (o->max_runs < o->min_runs)
@@ -358,6 +428,7 @@ void bench_parse_args(int argc, char **argv, bench_options *o)
     memset(o, 0, sizeof *o);
     o->argc = argc;
     o->argv = argv;
+    o->child_fd = -1;
     o->min_runs = o->max_runs = 3;
     o->warmup = 1;
     o->engines[0] = NQ_ENGINE_MIRROR;

@@ -14,6 +14,15 @@
 
 enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT };
 
+#define BENCH_MAX_BINDS 16
+
+/* One OMP_PROC_BIND and OMP_PLACES pair of a binding sweep; an empty value
+ * leaves the variable as the environment has it. */
+typedef struct bench_binding {
+    char proc_bind[16];
+    char places[16];
+} bench_binding;
+
 typedef struct bench_options {
     bench_list n;
     bench_list threads;
@@ -34,6 +43,11 @@ typedef struct bench_options {
     const char *csv_path, *json_path, *plot_path, *markdown_path;
     char meta_path[4096]; /* csv_path.meta */
     bench_save csv, meta, json, plot, markdown;
+    bench_binding binds[BENCH_MAX_BINDS]; /* --proc-bind x --places */
+    char proc_binds[BENCH_MAX_BINDS][16], places[BENCH_MAX_BINDS][16];
+    int proc_bind_count, places_count;
+    int bind_count; /* 0: no binding sweep, the cases run in this process */
+    int child_fd;   /* --child-fd: a binding sweep's child writes cases here; -1 */
     int argc;
     char **argv;
 } bench_options;

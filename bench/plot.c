@@ -140,11 +140,12 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
     fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' points='", colour);
     for (int i = 0; i < count; i++) {
         const bench_case *c = &cases[i];
-        if (has_speedup(c) && c->engine == key->engine && c->n == key->n)
+        if (has_speedup(c) && c->engine == key->engine && c->n == key->n &&
+            bench_same_binding(c, key))
             fprintf(f, "%.1f,%.1f ", px(p, c->threads),
                     clampy(py(p, c->speedup / (eff ? c->threads : 1))));
         any_model |= has_speedup(c) && c->engine == key->engine && c->n == key->n &&
-                     !isnan(c->model_speedup);
+                     bench_same_binding(c, key) && !isnan(c->model_speedup);
     }
     fputs("'/>\n", f);
     if (any_model) {
@@ -153,7 +154,7 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
         for (int i = 0; i < count; i++) {
             const bench_case *c = &cases[i];
             if (has_speedup(c) && c->engine == key->engine && c->n == key->n &&
-                !isnan(c->model_speedup) && c->model_speedup > 0)
+                bench_same_binding(c, key) && !isnan(c->model_speedup) && c->model_speedup > 0)
                 fprintf(f, "%.1f,%.1f ", px(p, c->threads),
                         clampy(py(p, c->model_speedup / (eff ? c->threads : 1))));
         }
@@ -161,7 +162,8 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
     }
     for (int i = 0; i < count; i++) {
         const bench_case *c = &cases[i];
-        if (!has_speedup(c) || c->engine != key->engine || c->n != key->n)
+        if (!has_speedup(c) || c->engine != key->engine || c->n != key->n ||
+            !bench_same_binding(c, key))
             continue;
         const double div = eff ? c->threads : 1;
         const double x = px(p, c->threads);
@@ -185,7 +187,8 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
             continue;
         int seen = 0;
         for (int s = 0; s < series && !seen; s++)
-            seen = cases[first[s]].engine == c->engine && cases[first[s]].n == c->n;
+            seen = cases[first[s]].engine == c->engine && cases[first[s]].n == c->n &&
+                   bench_same_binding(&cases[first[s]], c);
         if (!seen && series < MAX_SERIES)
             first[series++] = i;
         else if (!seen)
@@ -212,7 +215,7 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
     ep.left = 530;
     ep.logy = 0;
     ep.y0 = 0;
-    ep.y1 = ceil(fmin(emax, 4) * 1.1 * 5) / 5; /* a runaway bar is clipped, not the scale */
+    ep.y1 = ceil(fmin(emax, 1.5) * 1.1 * 5) / 5; /* a runaway bar is clipped, not the scale */
 
     fprintf(f, "<?xml version='1.0' encoding='UTF-8'?>\n"
                "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
@@ -250,8 +253,12 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
     }
 
     /* The legend, in its own column: never over the data. */
+    int vary = 0; /* a binding sweep: each series names its binding */
+    for (int s = 1; s < series; s++)
+        vary |= !bench_same_binding(&cases[first[0]], &cases[first[s]]);
     int y = TOP + 6;
-    fprintf(f, "<text x='%d' y='%d' font-weight='bold'>series (engine, N)</text>\n", LEGEND_X, y);
+    fprintf(f, "<text x='%d' y='%d' font-weight='bold'>series (engine, N%s)</text>\n",
+            LEGEND_X, y, vary ? "; binding" : "");
     for (int s = 0; s < series; s++) {
         y += 20;
         const char *colour = palette[s % (int)(sizeof palette / sizeof *palette)];
@@ -260,6 +267,14 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
                    "<text x='%d' y='%d'>%s N=%d</text>\n",
                 LEGEND_X, y - 4, LEGEND_X + 24, y - 4, colour, LEGEND_X + 12, y - 4, colour,
                 LEGEND_X + 32, y, nq_engine_name(cases[first[s]].engine), cases[first[s]].n);
+        if (vary) { /* the binding on a line of its own, to fit the column */
+            y += 15;
+            fprintf(f, "<text x='%d' y='%d' font-size='11' fill='#444'>", LEGEND_X + 32, y);
+            put_text(f, cases[first[s]].proc_bind);
+            fputc('/', f);
+            put_text(f, cases[first[s]].places);
+            fputs("</text>\n", f);
+        }
     }
     if (more)
         fprintf(f, "<text x='%d' y='%d'>and %d more (see the CSV)</text>\n", LEGEND_X,

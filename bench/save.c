@@ -30,6 +30,12 @@
 
 static bench_save *registered[MAX_SAVES];
 static volatile sig_atomic_t registered_count;
+static volatile pid_t watched_child;
+
+void bench_save_watch_child(pid_t pid)
+{
+    watched_child = pid;
+}
 
 /* dir/.base.TAG-PID beside target. */
 static int side_path(char *out, size_t size, const char *target, const char *tag)
@@ -132,6 +138,8 @@ static void on_signal(int sig)
     static const char msg[] = "nqueens-bench: interrupted; the cases finished so far are "
                               "saved\n";
     int saved = 0;
+    if (watched_child > 0)
+        kill(watched_child, sig);
     for (int i = 0; i < registered_count; i++) {
         bench_save *s = registered[i];
         if (!s)

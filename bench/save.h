@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "bench.h"
 
@@ -36,6 +37,10 @@ int bench_save_commit(bench_save *s, FILE *f);
 /* Renames the snapshot over the target and forgets s.  Returns 0, or 1
  * when the file could not be written (said on stderr). */
 int bench_save_finish(bench_save *s);
+
+/* The child process a signal is passed on to (a binding sweep's, see
+ * variants.c), or 0 for none. */
+void bench_save_watch_child(pid_t pid);
 
 /* SIGINT, SIGTERM and SIGHUP rename every snapshot over its target, then
  * end the process by the same signal. */

@@ -12,15 +12,18 @@
  * the Karp-Flatt metric and the Amdahl fit, and the progress lines with
  * the sweep's estimated time left.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "options.h"
+#include "variants.h"
 
 /* A case's runs spread widely when sigma / mean exceeds this. */
 #define SPREAD_LIMIT 0.10
@@ -313,9 +316,11 @@ static int case_finish(sweep_state *st, bench_case *bc)
  * ones were said at the start). */
 static void case_warnings(sweep_state *st, const bench_case *bc)
 {
-    char what[96];
-    snprintf(what, sizeof what, "%s N=%d on %d thread%s", nq_engine_name(bc->engine), bc->n,
-             bc->threads, bc->threads == 1 ? "" : "s");
+    char what[128];
+    snprintf(what, sizeof what, "%s N=%d on %d thread%s%s%s%s%s", nq_engine_name(bc->engine),
+             bc->n, bc->threads, bc->threads == 1 ? "" : "s",
+             st->o->bind_count ? ", " : "", st->o->bind_count ? bc->proc_bind : "",
+             st->o->bind_count ? "/" : "", st->o->bind_count ? bc->places : "");
     if (bc->warnings & BENCH_WARN_SPREAD)
         warn(st, "%s: the runs spread widely (mean %.4f s, sigma %.0f%%, min %.4f, max %.4f): "
                  "more runs (--precision) or a quieter machine", what, bc->mean,
@@ -333,7 +338,7 @@ static void derive(bench_case *cases, int count, int i)
     bc->speedup = bc->efficiency = bc->vs_plain = bc->karp_flatt = NAN;
     for (int j = 0; j < count; j++) {
         const bench_case *o = &cases[j];
-        if (o->n != bc->n || !(o->median > 0))
+        if (o->n != bc->n || !(o->median > 0) || !bench_same_binding(o, bc))
             continue;
         if (o->engine == bc->engine && o->threads == 1) {
             bc->speedup = o->median / bc->median;
@@ -361,15 +366,17 @@ static void fit_amdahl(sweep_state *st, const bench_case *cases, int count)
             continue;
         int seen = 0;
         for (int k = 0; k < st->fit_count && !seen; k++)
-            seen = st->fits[k].engine == c->engine && st->fits[k].n == c->n;
+            seen = st->fits[k].engine == c->engine && st->fits[k].n == c->n &&
+                   !strcmp(st->fits[k].proc_bind, c->proc_bind) &&
+                   !strcmp(st->fits[k].places, c->places);
         if (seen)
             continue;
         bench_fit *fit = &st->fits[st->fit_count++];
         double sxy = 0, sxx = 0;
-        *fit = (bench_fit){c->engine, c->n, NAN, 0, 0};
+        *fit = (bench_fit){c->engine, c->n, c->proc_bind, c->places, NAN, 0, 0};
         for (int j = i; j < count; j++) {
             const bench_case *d = &cases[j];
-            if (d->engine != c->engine || d->n != c->n)
+            if (d->engine != c->engine || d->n != c->n || !bench_same_binding(c, d))
                 continue;
             if (d->threads > fit->max_threads)
                 fit->max_threads = d->threads;
@@ -389,8 +396,10 @@ static void fit_amdahl(sweep_state *st, const bench_case *cases, int count)
 
 /* ---- the table ---- */
 
-static void print_header(void)
+static void print_header(const sweep_state *st)
 {
+    if (st->o->bind_count > 0)
+        printf("%-20s ", "binding");
     printf("%-7s %3s %4s %5s %7s %9s %9s %8s %9s %9s %9s %8s %16s %3s %7s %6s %6s %6s %8s\n",
            "engine", "N", "thr", "depth", "units", "median_s", "mean_s", "sd_%", "min_s",
            "max_s", "cpu_s", "peak_MiB", "solutions", "ok", "speedup", "eff", "kf", "model",
@@ -406,9 +415,14 @@ static void print_opt(const char *fmt, int width, double v)
         printf(fmt, width, v);
 }
 
-static void print_case(const bench_case *bc)
+static void print_case(const sweep_state *st, const bench_case *bc)
 {
     char total[48];
+    if (st->o->bind_count > 0) {
+        char binding[40];
+        snprintf(binding, sizeof binding, "%s/%s", bc->proc_bind, bc->places);
+        printf("%-20s ", binding);
+    }
     nq_u128_to_string(bc->runs[0].total, total, sizeof total);
     printf("%-7s %3d %4d %5d %7llu %9.4f %9.4f", nq_engine_name(bc->engine), bc->n, bc->threads,
            bc->split_depth, (unsigned long long)bc->units, bc->median, bc->mean);
@@ -429,7 +443,12 @@ static void print_fits(const sweep_state *st)
 {
     for (int i = 0; i < st->fit_count; i++) {
         const bench_fit *f = &st->fits[i];
-        if (f->points)
+        if (f->points && st->o->bind_count > 0)
+            printf("amdahl: %s N=%d, OMP_PROC_BIND=%s OMP_PLACES=%s: serial fraction %.4f from "
+                   "%d thread count%s up to the %d CPUs\n",
+                   nq_engine_name(f->engine), f->n, f->proc_bind, f->places, f->serial,
+                   f->points, f->points == 1 ? "" : "s", st->machine.cores);
+        else if (f->points)
             printf("amdahl: %s N=%d: serial fraction %.4f from %d thread count%s up to the "
                    "%d CPUs\n",
                    nq_engine_name(f->engine), f->n, f->serial, f->points,
@@ -485,8 +504,7 @@ static int plan_cases(sweep_state *st)
     st->done = calloc((size_t)max + 1, sizeof *st->done);
     st->last_run = calloc((size_t)max + 1, sizeof *st->last_run);
     st->runs_started = calloc((size_t)max + 1, sizeof *st->runs_started);
-    st->fits = calloc((size_t)max + 1, sizeof *st->fits);
-    if (!st->cases || !st->done || !st->last_run || !st->runs_started || !st->fits)
+    if (!st->cases || !st->done || !st->last_run || !st->runs_started)
         return NQ_ENOMEM;
     for (int ni = 0; ni < o->n.count; ni++)
         for (int ei = 0; ei < o->engine_count; ei++) {
@@ -552,6 +570,137 @@ static void sweep_warnings(sweep_state *st)
              m->cores == 1 ? "" : "s");
 }
 
+/* The value of an OpenMP variable as a label: "unset", or the value with
+ * spaces replaced (labels are space-free in the child's records). */
+static void env_label(const char *name, char *out, size_t size)
+{
+    const char *v = getenv(name);
+    snprintf(out, size, "%s", v && *v ? v : "unset");
+    for (char *p = out; *p; p++)
+        if (*p == ' ' || (unsigned char)*p < 0x20)
+            *p = '_';
+}
+
+/* Takes a finished case into out[*count]: its statistics, warnings and the
+ * figures derived against the cases before it.  Returns 0, or NQ_ENOMEM
+ * (the case is dropped). */
+static int accept_case(sweep_state *st, bench_case *out, int *count, const bench_case *c)
+{
+    out[*count] = *c;
+    if (case_finish(st, &out[*count]) < 0)
+        return NQ_ENOMEM;
+    derive(out, *count + 1, *count);
+    (*count)++;
+    return 0;
+}
+
+/* Saves the files, then prints out[before .. count): a line on stdout
+ * means the case is in the files, interrupted or not. */
+static int publish(sweep_state *st, const bench_case *out, int before, int count)
+{
+    const int status = save_outputs(st, out, count, 0);
+    progress_close(st);
+    for (int k = before; k < count; k++) {
+        print_case(st, &out[k]);
+        case_warnings(st, &out[k]);
+    }
+    return status;
+}
+
+/* The sweep in this process: group by group (one engine and N, every
+ * thread count).  A child of a binding sweep writes each finished case to
+ * its pipe instead of printing it.  Returns 1 when a count was wrong or
+ * failed. */
+static int sweep_here(sweep_state *st, bench_case *out, int *count, int *status)
+{
+    int wrong = 0;
+    FILE *child = NULL;
+    if (st->o->child_fd >= 0 && !(child = fdopen(st->o->child_fd, "w"))) {
+        fprintf(stderr, "nqueens-bench: --child-fd %d: %s\n", st->o->child_fd,
+                strerror(errno));
+        return 1;
+    }
+    int *live = calloc((size_t)st->planned + 1, sizeof *live);
+    if (!live)
+        return 1;
+    for (int first = 0; first < st->planned;) {
+        int end = first + 1;
+        while (end < st->planned && st->cases[end].engine == st->cases[first].engine &&
+               st->cases[end].n == st->cases[first].n)
+            end++;
+        const int before = *count;
+        const int failed = run_group(st, first, end, live);
+        if (failed) {
+            progress_close(st);
+            fprintf(stderr, "nqueens-bench: engine %s, N=%d: %s\n",
+                    nq_engine_name(st->cases[first].engine), st->cases[first].n,
+                    nq_strerror(failed));
+            wrong = 1;
+        }
+        for (int i = first; i < end; i++) {
+            st->done[i] = 1;
+            if (!live[i - first])
+                continue;
+            env_label("OMP_PROC_BIND", st->cases[i].proc_bind, sizeof st->cases[i].proc_bind);
+            env_label("OMP_PLACES", st->cases[i].places, sizeof st->cases[i].places);
+            if (child) {
+                bench_variant_write(child, &st->cases[i]);
+                continue;
+            }
+            if (accept_case(st, out, count, &st->cases[i]) == 0)
+                wrong |= !out[*count - 1].correct;
+        }
+        if (!child)
+            *status |= publish(st, out, before, *count);
+        first = end;
+    }
+    if (child)
+        fclose(child);
+    free(live);
+    return wrong;
+}
+
+/* The binding sweep: one child per OMP_PROC_BIND/OMP_PLACES pair, its
+ * cases read as they finish.  Returns 1 when a count was wrong or a child
+ * failed. */
+static int sweep_bindings(sweep_state *st, bench_case *out, int *count, int *status)
+{
+    const bench_options *o = st->o;
+    int wrong = 0;
+    for (int v = 0; v < o->bind_count; v++) {
+        pid_t pid;
+        FILE *in;
+        if (bench_variant_spawn(o, v, &pid, &in) < 0)
+            return 1;
+        bench_save_watch_child(pid);
+        bench_case c;
+        int got;
+        while ((got = bench_variant_read(in, &c)) == 1) {
+            const int before = *count;
+            if (*count >= st->planned * o->bind_count || accept_case(st, out, count, &c) < 0) {
+                free(c.runs);
+                continue;
+            }
+            wrong |= !out[*count - 1].correct;
+            *status |= publish(st, out, before, *count);
+        }
+        fclose(in);
+        int child_status = 0;
+        waitpid(pid, &child_status, 0);
+        bench_save_watch_child(0);
+        if (got < 0 || !WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) {
+            progress_close(st);
+            fprintf(stderr, "nqueens-bench: the run under OMP_PROC_BIND=%s OMP_PLACES=%s "
+                            "failed (%s)\n",
+                    o->binds[v].proc_bind[0] ? o->binds[v].proc_bind : "(as set)",
+                    o->binds[v].places[0] ? o->binds[v].places : "(as set)",
+                    got < 0 ? "a malformed record" : "see above");
+            wrong = 1;
+        }
+    }
+    return wrong;
+}
+
 int bench_sweep(bench_options *o)
 {
     sweep_state st;
@@ -560,69 +709,45 @@ int bench_sweep(bench_options *o)
     st.tty = isatty(STDERR_FILENO);
     bench_machine_describe(&st.machine, o->argc, o->argv);
     clock_gettime(CLOCK_MONOTONIC, &st.start);
-    if (plan_cases(&st) < 0) {
+    const int parent = o->child_fd < 0;
+    const int bindings = o->bind_count > 0 ? o->bind_count : 1;
+    bench_case *out = NULL;
+    if (plan_cases(&st) < 0 ||
+        !(out = calloc((size_t)(st.planned * bindings) + 1, sizeof *out)) ||
+        !(st.fits = calloc((size_t)(st.planned * bindings) + 1, sizeof *st.fits))) {
         fprintf(stderr, "nqueens-bench: %s\n", nq_strerror(NQ_ENOMEM));
         return 1;
     }
-    bench_save_catch_signals();
-    sweep_warnings(&st);
-    bench_case *out = calloc((size_t)st.planned + 1, sizeof *out); /* finished, in order */
-    int *live = calloc((size_t)st.planned + 1, sizeof *live);
-    if (!out || !live) {
-        fprintf(stderr, "nqueens-bench: %s\n", nq_strerror(NQ_ENOMEM));
-        return 1;
+    int count = 0, status = 0, wrong;
+    if (parent) {
+        bench_save_catch_signals();
+        sweep_warnings(&st);
+        print_header(&st);
     }
-    int count = 0, wrong = 0, status = 0;
-    print_header();
-    for (int first = 0; first < st.planned;) {
-        int end = first + 1;
-        while (end < st.planned && st.cases[end].engine == st.cases[first].engine &&
-               st.cases[end].n == st.cases[first].n)
-            end++;
-        const int before = count;
-        const int failed = run_group(&st, first, end, live);
-        if (failed) {
-            progress_close(&st);
-            fprintf(stderr, "nqueens-bench: engine %s, N=%d: %s\n",
-                    nq_engine_name(st.cases[first].engine), st.cases[first].n,
-                    nq_strerror(failed));
-            wrong = 1;
-        }
-        for (int i = first; i < end; i++) {
-            st.done[i] = 1;
-            if (!live[i - first] || case_finish(&st, &st.cases[i]) < 0)
-                continue;
-            out[count] = st.cases[i];
-            derive(out, count + 1, count);
-            wrong |= !out[count].correct;
-            count++;
-        }
-        /* The files first, then the table: a line on stdout means the case
-         * is in the files, interrupted or not. */
-        status |= save_outputs(&st, out, count, 0);
-        progress_close(&st);
-        for (int k = before; k < count; k++) {
-            print_case(&out[k]);
-            case_warnings(&st, &out[k]);
-        }
-        first = end;
-    }
+    if (o->bind_count > 0)
+        wrong = sweep_bindings(&st, out, &count, &status);
+    else
+        wrong = sweep_here(&st, out, &count, &status);
     progress_close(&st);
-    status |= save_outputs(&st, out, count, 1);
-    print_fits(&st);
-    if (!o->quiet)
-        fprintf(stderr, "nqueens-bench: %d case%s in %.1f s\n", count, count == 1 ? "" : "s",
-                since(&st.start));
-    if (wrong)
-        fprintf(stderr, "nqueens-bench: some counts were WRONG or failed (see above)\n");
+    if (parent) {
+        status |= save_outputs(&st, out, count, 1);
+        print_fits(&st);
+        if (!o->quiet)
+            fprintf(stderr, "nqueens-bench: %d case%s in %.1f s\n", count,
+                    count == 1 ? "" : "s", since(&st.start));
+        if (wrong)
+            fprintf(stderr, "nqueens-bench: some counts were WRONG or failed (see above)\n");
+    }
     for (int i = 0; i < st.planned; i++)
         free(st.cases[i].runs);
+    if (o->bind_count > 0) /* the children's cases: read into out[] alone */
+        for (int i = 0; i < count; i++)
+            free(out[i].runs);
     free(st.cases);
     free(st.done);
     free(st.last_run);
     free(st.runs_started);
     free(st.fits);
     free(out);
-    free(live);
     return status | wrong;
 }

@@ -274,6 +274,47 @@ class RunsAndWarnings(unittest.TestCase):
         self.assertEqual(q.stderr, "")
 
 
+class Bindings(unittest.TestCase):
+    def test_proc_bind_and_places(self):
+        """Each OMP_PROC_BIND x OMP_PLACES pair runs in a child with the two
+        variables set; its cases come back whole and compare among themselves."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.json")
+            cpath = os.path.join(tmp, "b.csv")
+            env = dict(os.environ, OMP_PLACES="threads")
+            p = run("-n", "9", "-t", "1,2", "-r", "2", "--warmup", "0", "--proc-bind",
+                    "close,spread", "--json", path, "--csv", cpath, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = [l for l in p.stdout.splitlines() if not l.startswith("amdahl:")]
+            self.assertEqual(lines[0].split()[0], "binding")
+            self.assertEqual([l.split()[0] for l in lines[1:]],
+                             ["close/threads"] * 2 + ["spread/threads"] * 2)
+            with open(path) as f:
+                doc = json.load(f)
+            with open(cpath, newline="") as f:
+                rows = list(csv.DictReader(f))
+        got = [(c["OMP_PROC_BIND"], c["OMP_PLACES"], c["threads"]) for c in doc["cases"]]
+        self.assertEqual(got, [("close", "threads", 1), ("close", "threads", 2),
+                               ("spread", "threads", 1), ("spread", "threads", 2)])
+        self.assertEqual({(r["proc_bind"], r["places"]) for r in rows},
+                         {("close", "threads"), ("spread", "threads")})
+        for c in doc["cases"]:
+            self.assertEqual(len(c["runs"]), 2)
+            self.assertEqual(c["runs"][0]["total"], 352)
+            base = [d for d in doc["cases"] if d["OMP_PROC_BIND"] == c["OMP_PROC_BIND"]
+                    and d["threads"] == 1][0]
+            self.assertAlmostEqual(c["speedup"], base["median"] / c["median"], delta=1e-3)
+        self.assertEqual(len(doc["amdahl"]), 2)
+
+    def test_bad_bindings(self):
+        for args, says in [(["--proc-bind", "tight"], "'tight'"),
+                           (["--places", "cores,{0}"], "'{0}'"),
+                           (["--predict", "--places", "cores"], "sweep only")]:
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(says, p.stderr)
+
+
 class Audit(unittest.TestCase):
     def test_audit_and_project(self):
         """--audit checks spread units of mitm against the independent search
