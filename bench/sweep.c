@@ -140,9 +140,7 @@ static double time_left(const sweep_state *st)
 
 static void format_duration(double s, char *buf, size_t size)
 {
-    if (isnan(s))
-        snprintf(buf, size, "unknown");
-    else if (s < 1)
+    if (s < 1)
         snprintf(buf, size, "under 1 s");
     else if (s < 60)
         snprintf(buf, size, "%.0f s", ceil(s));
@@ -165,12 +163,16 @@ static void progress(sweep_state *st, int i, int run, int warmup)
         return;
     clock_gettime(CLOCK_MONOTONIC, &st->last_progress);
     const bench_case *c = &st->cases[i];
-    char left[32];
-    format_duration(time_left(st), left, sizeof left);
+    char left[48] = "time left not yet known";
+    const double seconds = time_left(st);
+    if (!isnan(seconds)) {
+        char d[32];
+        format_duration(seconds, d, sizeof d);
+        snprintf(left, sizeof left, "%s%s left", seconds < 1 ? "" : "about ", d);
+    }
     if (st->tty)
         fputs("\r\033[K", stderr);
-    fprintf(stderr, "nqueens-bench: case %d/%d, %s N=%d on %d thread%s: %s %d/%d; sweep: "
-                    "about %s left%s",
+    fprintf(stderr, "nqueens-bench: case %d/%d, %s N=%d on %d thread%s: %s %d/%d; sweep: %s%s",
             i + 1, st->planned, nq_engine_name(c->engine), c->n, c->threads,
             c->threads == 1 ? "" : "s", warmup ? "warm-up" : "run", run,
             warmup ? st->o->warmup : st->o->min_runs, left, st->tty ? "" : "\n");
