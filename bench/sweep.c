@@ -9,12 +9,11 @@
  * Apart from option parsing (options.c) so that what is measured, and how
  * the figures are derived from the runs, can be read in one place: the
  * statistics of a case, the warnings that say when they cannot be trusted,
- * the Karp-Flatt metric and the Amdahl fit, and the progress lines with
- * the sweep's estimated time left.
+ * the Karp-Flatt metric and the Amdahl fit.  The progress lines are in
+ * progress.c, the binding sweep's children in variants.c.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "sweep.h"
 #include "variants.h"
 
 /* A case's runs spread widely when sigma / mean exceeds this. */
@@ -31,34 +30,6 @@
  * BUSY_MIN_SECONDS) means the process waited for a CPU. */
 #define BUSY_FACTOR 1.10
 #define BUSY_MIN_SECONDS 0.005
-/* How much a run's time grows from N to N + 1 when nothing measured says
- * better (the engines' growth lies between about 5 and 7); only the ETA
- * uses it. */
-#define DEFAULT_GROWTH 6.0
-
-/* Everything the sweep holds while it runs. */
-typedef struct sweep_state {
-    bench_options *o;
-    bench_machine machine;
-    bench_case *cases; /* every planned case, in the order they run */
-    int planned;
-    int *done;          /* cases[i] finished and counted */
-    double *last_run;   /* seconds of cases[i]'s last run (warm-up or timed); 0 none */
-    int *runs_started;  /* warm-up and timed runs begun */
-    bench_fit *fits;
-    int fit_count;
-    struct timespec start;
-    struct timespec last_progress; /* when the last progress line was written */
-    int tty; /* stderr is a terminal: progress overwrites one line */
-    int progress_open; /* a progress line without its newline is on stderr */
-} sweep_state;
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
 {
@@ -67,140 +38,6 @@ static void case_settings(const bench_options *o, const bench_case *bc, nq_setti
     s->engine = bc->engine;
     s->threads = bc->threads;
     s->split_depth = o->split_depth;
-}
-
-/* ---- progress and the time left ---- */
-
-/* The expected seconds of one more run of cases[i]: its own last run, else
- * the same engine and thread count at the nearest smaller N grown by the
- * growth that engine showed (or DEFAULT_GROWTH), else any case at that N,
- * else any smaller N grown.  Returns NAN when nothing has run yet. */
-static double run_estimate(const sweep_state *st, int i)
-{
-    const bench_case *c = &st->cases[i];
-    if (st->last_run[i] > 0)
-        return st->last_run[i];
-    int same = -1, lower = -1, below = -1;
-    double at_n = 0;
-    int at_n_count = 0;
-    for (int j = 0; j < st->planned; j++) {
-        const bench_case *d = &st->cases[j];
-        if (!(st->last_run[j] > 0))
-            continue;
-        if (d->engine == c->engine && d->threads == c->threads && d->n < c->n) {
-            if (same < 0 || d->n > st->cases[same].n) {
-                lower = same;
-                same = j;
-            } else if (lower < 0 || d->n > st->cases[lower].n) {
-                lower = j;
-            }
-        }
-        if (d->n == c->n) {
-            at_n += st->last_run[j];
-            at_n_count++;
-        }
-        if (d->n < c->n && (below < 0 || d->n > st->cases[below].n))
-            below = j;
-    }
-    if (same >= 0) {
-        double g = DEFAULT_GROWTH;
-        if (lower >= 0 && st->cases[lower].n < st->cases[same].n) {
-            g = pow(st->last_run[same] / st->last_run[lower],
-                    1.0 / (st->cases[same].n - st->cases[lower].n));
-            g = g < 2 ? 2 : g > 12 ? 12 : g;
-        }
-        return st->last_run[same] * pow(g, c->n - st->cases[same].n);
-    }
-    if (at_n_count)
-        return at_n / at_n_count;
-    if (below >= 0)
-        return st->last_run[below] * pow(DEFAULT_GROWTH, c->n - st->cases[below].n);
-    return NAN;
-}
-
-/* Seconds the sweep still needs by the estimates above (the planned
- * minimum of runs; --precision may add more), or NAN when unknown. */
-static double time_left(const sweep_state *st)
-{
-    const bench_options *o = st->o;
-    double left = 0;
-    for (int i = 0; i < st->planned; i++) {
-        if (st->done[i])
-            continue;
-        const int runs = o->warmup + o->min_runs - st->runs_started[i];
-        if (runs <= 0)
-            continue;
-        const double e = run_estimate(st, i);
-        if (isnan(e))
-            return NAN;
-        left += runs * e;
-    }
-    return left;
-}
-
-static void format_duration(double s, char *buf, size_t size)
-{
-    if (s < 1)
-        snprintf(buf, size, "under 1 s");
-    else if (s < 60)
-        snprintf(buf, size, "%.0f s", ceil(s));
-    else if (s < 3600)
-        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
-    else
-        snprintf(buf, size, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
-}
-
-/* One progress line on stderr: which case and run, and the time left.  On
- * a terminal the run lines overwrite each other; elsewhere (a log file)
- * each case's first line is kept and its further runs at most one a
- * second, so short runs do not flood the log. */
-static void progress(sweep_state *st, int i, int run, int warmup)
-{
-    if (st->o->quiet)
-        return;
-    const int first = warmup ? run == 1 : run == 1 && st->o->warmup == 0;
-    if (!st->tty && !first && since(&st->last_progress) < 1.0)
-        return;
-    clock_gettime(CLOCK_MONOTONIC, &st->last_progress);
-    const bench_case *c = &st->cases[i];
-    char left[48] = "time left not yet known";
-    const double seconds = time_left(st);
-    if (!isnan(seconds)) {
-        char d[32];
-        format_duration(seconds, d, sizeof d);
-        snprintf(left, sizeof left, "%s%s left", seconds < 1 ? "" : "about ", d);
-    }
-    if (st->tty)
-        fputs("\r\033[K", stderr);
-    fprintf(stderr, "nqueens-bench: case %d/%d, %s N=%d on %d thread%s: %s %d/%d; sweep: %s%s",
-            i + 1, st->planned, nq_engine_name(c->engine), c->n, c->threads,
-            c->threads == 1 ? "" : "s", warmup ? "warm-up" : "run", run,
-            warmup ? st->o->warmup : st->o->min_runs, left, st->tty ? "" : "\n");
-    st->progress_open = st->tty;
-    fflush(stderr);
-}
-
-/* Ends a progress line left open on a terminal, before other output. */
-static void progress_close(sweep_state *st)
-{
-    if (st->progress_open)
-        fputs("\r\033[K", stderr);
-    st->progress_open = 0;
-}
-
-/* A warning on stderr (always one line). */
-static void warn(sweep_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(sweep_state *st, const char *fmt, ...)
-{
-    if (st->o->quiet)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    progress_close(st);
-    fprintf(stderr, "nqueens-bench: warning: %s\n", line);
 }
 
 /* ---- one case ---- */
@@ -216,7 +53,7 @@ static int case_start(sweep_state *st, int i)
     case_settings(o, bc, &s);
     for (int w = 0; w < o->warmup; w++) {
         st->runs_started[i]++;
-        progress(st, i, w + 1, 1);
+        bench_progress(st, i, w + 1, 1);
         int ret = nq_count(&s, &r);
         if (ret < 0)
             return ret;
@@ -239,7 +76,7 @@ static int case_run(sweep_state *st, int i)
     nq_result r;
     case_settings(st->o, bc, &s);
     st->runs_started[i]++;
-    progress(st, i, bc->repeats + 1, 0);
+    bench_progress(st, i, bc->repeats + 1, 0);
     bench_peak_reset();
     const double cpu0 = bench_cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
     int ret = nq_count(&s, &r);
@@ -324,11 +161,11 @@ static void case_warnings(sweep_state *st, const bench_case *bc)
              st->o->bind_count ? ", " : "", st->o->bind_count ? bc->proc_bind : "",
              st->o->bind_count ? "/" : "", st->o->bind_count ? bc->places : "");
     if (bc->warnings & BENCH_WARN_SPREAD)
-        warn(st, "%s: the runs spread widely (mean %.4f s, sigma %.0f%%, min %.4f, max %.4f): "
+        bench_warn(st, "%s: the runs spread widely (mean %.4f s, sigma %.0f%%, min %.4f, max %.4f): "
                  "more runs (--precision) or a quieter machine", what, bc->mean,
              100 * bc->sd / bc->mean, bc->min, bc->max);
     if (bc->warnings & BENCH_WARN_BUSY)
-        warn(st, "%s: wall time %.4f s exceeds CPU time %.4f s on one thread: the machine is "
+        bench_warn(st, "%s: wall time %.4f s exceeds CPU time %.4f s on one thread: the machine is "
                  "busy", what, bc->median, bc->cpu_median);
 }
 
@@ -564,10 +401,10 @@ static void sweep_warnings(sweep_state *st)
         if (o->threads.values[i] > most)
             most = o->threads.values[i];
     if (most > m->cores)
-        warn(st, "%d threads exceed the %d logical CPU%s: those cases time-share the CPUs "
+        bench_warn(st, "%d threads exceed the %d logical CPU%s: those cases time-share the CPUs "
                  "(marked oversubscribed)", most, m->cores, m->cores == 1 ? "" : "s");
     if (bench_load_high(m))
-        warn(st, "load average %.2f at the start on %d logical CPU%s: other work competes "
+        bench_warn(st, "load average %.2f at the start on %d logical CPU%s: other work competes "
                  "for them (every case marked load)", m->load[0], m->cores,
              m->cores == 1 ? "" : "s");
 }
@@ -601,7 +438,7 @@ static int accept_case(sweep_state *st, bench_case *out, int *count, const bench
 static int publish(sweep_state *st, const bench_case *out, int before, int count)
 {
     const int status = save_outputs(st, out, count, 0);
-    progress_close(st);
+    bench_progress_close(st);
     for (int k = before; k < count; k++) {
         print_case(st, &out[k]);
         case_warnings(st, &out[k]);
@@ -633,7 +470,7 @@ static int sweep_here(sweep_state *st, bench_case *out, int *count, int *status)
         const int before = *count;
         const int failed = run_group(st, first, end, live);
         if (failed) {
-            progress_close(st);
+            bench_progress_close(st);
             fprintf(stderr, "nqueens-bench: engine %s, N=%d: %s\n",
                     nq_engine_name(st->cases[first].engine), st->cases[first].n,
                     nq_strerror(failed));
@@ -691,7 +528,7 @@ static int sweep_bindings(sweep_state *st, bench_case *out, int *count, int *sta
         waitpid(pid, &child_status, 0);
         bench_save_watch_child(0);
         if (got < 0 || !WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) {
-            progress_close(st);
+            bench_progress_close(st);
             fprintf(stderr, "nqueens-bench: the run under OMP_PROC_BIND=%s OMP_PLACES=%s "
                             "failed (%s)\n",
                     o->binds[v].proc_bind[0] ? o->binds[v].proc_bind : "(as set)",
@@ -730,13 +567,13 @@ int bench_sweep(bench_options *o)
         wrong = sweep_bindings(&st, out, &count, &status);
     else
         wrong = sweep_here(&st, out, &count, &status);
-    progress_close(&st);
+    bench_progress_close(&st);
     if (parent) {
         status |= save_outputs(&st, out, count, 1);
         print_fits(&st);
         if (!o->quiet)
             fprintf(stderr, "nqueens-bench: %d case%s in %.1f s\n", count,
-                    count == 1 ? "" : "s", since(&st.start));
+                    count == 1 ? "" : "s", bench_since(&st.start));
         if (wrong)
             fprintf(stderr, "nqueens-bench: some counts were WRONG or failed (see above)\n");
     }
