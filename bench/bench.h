@@ -53,6 +53,7 @@ typedef struct bench_case {
     enum nq_engine engine;
     int n;
     int threads;
+    enum nq_schedule schedule; /* as asked for (NQ_SCHEDULE_DEFAULT: the library's) */
     int split_depth;
     uint64_t units;
     int repeats;   /* timed runs done */
@@ -82,6 +83,7 @@ typedef struct bench_case {
 typedef struct bench_fit {
     enum nq_engine engine;
     int n;
+    enum nq_schedule schedule;
     const char *proc_bind, *places; /* the series' binding (its cases') */
     double serial;  /* serial fraction f: speedup(p) = 1 / (f + (1 - f) / p) */
     int points;     /* cases with 1 < p <= cores that the fit used */
@@ -165,6 +167,10 @@ int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *case
 
 /* 1 when a and b ran under the same OMP_PROC_BIND and OMP_PLACES. */
 int bench_same_binding(const bench_case *a, const bench_case *b);
+
+/* 1 when a and b ran under the same binding and schedule: the cases one
+ * scaling series (speedup base, fit, plot line) is made of. */
+int bench_same_setup(const bench_case *a, const bench_case *b);
 
 /* Writes the warnings of w as "spread;busy" (empty for none) into buf. */
 void bench_warning_list(unsigned w, char *buf, size_t size);

@@ -35,6 +35,7 @@ enum long_only {
     OPT_PROC_BIND,
     OPT_PLACES,
     OPT_CHILD_FD,
+    OPT_SCHEDULE,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +60,7 @@ static const struct option long_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"proc-bind", required_argument, NULL, OPT_PROC_BIND},
     {"places", required_argument, NULL, OPT_PLACES},
+    {"schedule", required_argument, NULL, OPT_SCHEDULE},
     {"child-fd", required_argument, NULL, OPT_CHILD_FD}, /* internal: see variants.c */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -107,6 +109,9 @@ static void usage(FILE *out)
             "      --plot FILE.svg   draw speedup and efficiency against threads as SVG\n"
             "                        (the files are rewritten as each case finishes and\n"
             "                        replace FILE when the sweep ends or is interrupted)\n"
+            "      --schedule LIST   how threads share the work, each a case of its own:\n"
+            "                        tasks, dynamic, guided, static (default: the\n"
+            "                        library's); plain keeps the library's\n"
             "      --proc-bind LIST  sweep over OMP_PROC_BIND values: false, true, close,\n"
             "                        spread, primary (each in a process of its own)\n"
             "      --places LIST     sweep over OMP_PLACES values: threads, cores,\n"
@@ -184,6 +189,7 @@ static void parse_engines(const char *text, bench_options *o)
 
 static const char *const proc_bind_values[] = {"false", "true", "close", "spread", "primary",
                                                "master", NULL};
+static const char *const schedule_values[] = {"tasks", "dynamic", "guided", "static", NULL};
 static const char *const places_values[] = {"threads", "cores", "ll_caches", "numa_domains",
                                             "sockets", NULL};
 
@@ -288,6 +294,15 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         break;
     }
     case OPT_MARKDOWN: o->markdown_path = arg; break;
+    case OPT_SCHEDULE: {
+        char names[NQ_SCHEDULE_COUNT_][16];
+        int count;
+        parse_names(arg, "schedule", schedule_values, names, &count);
+        o->schedule_count = 0;
+        for (int i = 0; i < count; i++)
+            nq_schedule_from_name(names[i], &o->schedules[o->schedule_count++]);
+        break;
+    }
     case OPT_PROC_BIND:
         parse_names(arg, "OMP_PROC_BIND", proc_bind_values, o->proc_binds, &o->proc_bind_count);
         break;
@@ -369,6 +384,8 @@ static void finish_options(bench_options *o)
         die_usage("--csv, --json, --markdown and --plot apply to the sweep only");
     if (o->mode != MODE_SWEEP && (o->proc_bind_count || o->places_count))
         die_usage("--proc-bind and --places apply to the sweep only");
+    if (o->mode != MODE_SWEEP && o->schedules[0] != NQ_SCHEDULE_DEFAULT)
+        die_usage("--schedule applies to the sweep only");
     /* The binding sweep: every --proc-bind value with every --places value. */
     for (int b = 0; b < (o->proc_bind_count ? o->proc_bind_count : 1); b++)
         for (int p = 0; (o->proc_bind_count || o->places_count) &&
@@ -429,6 +446,7 @@ void bench_parse_args(int argc, char **argv, bench_options *o)
     o->argc = argc;
     o->argv = argv;
     o->child_fd = -1;
+    o->schedule_count = 1; /* NQ_SCHEDULE_DEFAULT */
     o->min_runs = o->max_runs = 3;
     o->warmup = 1;
     o->engines[0] = NQ_ENGINE_MIRROR;

@@ -43,6 +43,8 @@ typedef struct bench_options {
     const char *csv_path, *json_path, *plot_path, *markdown_path;
     char meta_path[4096]; /* csv_path.meta */
     bench_save csv, meta, json, plot, markdown;
+    enum nq_schedule schedules[NQ_SCHEDULE_COUNT_]; /* --schedule; {default} without */
+    int schedule_count;
     bench_binding binds[BENCH_MAX_BINDS]; /* --proc-bind x --places */
     char proc_binds[BENCH_MAX_BINDS][16], places[BENCH_MAX_BINDS][16];
     int proc_bind_count, places_count;

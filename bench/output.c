@@ -96,6 +96,11 @@ int bench_same_binding(const bench_case *a, const bench_case *b)
     return !strcmp(a->proc_bind, b->proc_bind) && !strcmp(a->places, b->places);
 }
 
+int bench_same_setup(const bench_case *a, const bench_case *b)
+{
+    return a->schedule == b->schedule && bench_same_binding(a, b);
+}
+
 void bench_warning_list(unsigned w, char *buf, size_t size)
 {
     size_t len = 0;
@@ -126,7 +131,7 @@ int bench_write_csv(FILE *f, const bench_case *cases, int count)
 {
     fputs("engine,n,threads,split_depth,units,repeat,seconds,cpu_seconds,total,expected,correct,"
           "case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib,case_mean,case_sd,"
-          "karp_flatt,model_speedup,warnings,proc_bind,places\n", f);
+          "karp_flatt,model_speedup,warnings,proc_bind,places,schedule\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         char warnings[128];
@@ -156,7 +161,8 @@ int bench_write_csv(FILE *f, const bench_case *cases, int count)
             put_double(f, bc->karp_flatt, "");
             fputc(',', f);
             put_double(f, bc->model_speedup, "");
-            fprintf(f, ",%s,%s,%s\n", warnings, bc->proc_bind, bc->places);
+            fprintf(f, ",%s,%s,%s,%s\n", warnings, bc->proc_bind, bc->places,
+                    nq_schedule_name(bc->schedule));
         }
     }
     return ferror(f) ? -1 : 0;
@@ -200,7 +206,8 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         put_json_string(f, fits[i].proc_bind);
         fputs(", \"OMP_PLACES\": ", f);
         put_json_string(f, fits[i].places);
-        fprintf(f, ", \"points\": %d, \"serial_fraction\": ", fits[i].points);
+        fprintf(f, ", \"schedule\": \"%s\", \"points\": %d, \"serial_fraction\": ",
+                nq_schedule_name(fits[i].schedule), fits[i].points);
         put_double(f, fits[i].serial, "null");
         fputc('}', f);
     }
@@ -232,7 +239,7 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         put_json_string(f, bc->proc_bind);
         fputs(", \"OMP_PLACES\": ", f);
         put_json_string(f, bc->places);
-        fputs(", \"warnings\": [", f);
+        fprintf(f, ", \"schedule\": \"%s\", \"warnings\": [", nq_schedule_name(bc->schedule));
         for (int w = 0, k = 0; w < BENCH_WARN_COUNT_; w++)
             if (bc->warnings & (1u << w))
                 fprintf(f, "%s\"%s\"", k++ ? ", " : "", warning_names[w]);
@@ -273,15 +280,16 @@ int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *case
             m->cpu, m->cores, m->physical_cores, m->smt, m->smt == 1 ? "" : "s", m->numa_nodes,
             m->numa_nodes == 1 ? "" : "s", m->governor, m->kernel, m->load[0], m->compiler,
             m->openmp);
-    fputs("| engine | N | binding | threads | runs | median s | mean ± σ s | min s | max s | CPU s | "
+    fputs("| engine | N | schedule | binding | threads | runs | median s | mean ± σ s | min s | max s | CPU s | "
           "speedup | efficiency | Karp–Flatt | model | warnings |\n"
-          "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n", f);
+          "|---|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         char warnings[128];
         bench_warning_list(bc->warnings, warnings, sizeof warnings);
-        fprintf(f, "| %s | %d | %s/%s | %d | %d | %.4f | %.4f", nq_engine_name(bc->engine),
-                bc->n, bc->proc_bind, bc->places, bc->threads, bc->repeats, bc->median, bc->mean);
+        fprintf(f, "| %s | %d | %s | %s/%s | %d | %d | %.4f | %.4f", nq_engine_name(bc->engine),
+                bc->n, nq_schedule_name(bc->schedule), bc->proc_bind, bc->places, bc->threads,
+                bc->repeats, bc->median, bc->mean);
         if (!isnan(bc->sd))
             fprintf(f, " ± %.4f", bc->sd);
         fprintf(f, " | %.4f | %.4f | %.4f", bc->min, bc->max, bc->cpu_median);
@@ -295,13 +303,14 @@ int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *case
         fputs("\nAmdahl's law fitted to the speedups on up to the logical CPU count:\n\n", f);
     for (int i = 0; i < fit_count; i++) {
         if (isnan(fits[i].serial))
-            fprintf(f, "* %s N=%d (%s/%s): no fit (needs a case on 2 or more threads, within "
-                       "the CPUs)\n", nq_engine_name(fits[i].engine), fits[i].n,
-                    fits[i].proc_bind, fits[i].places);
+            fprintf(f, "* %s N=%d (%s, %s/%s): no fit (needs a case on 2 or more threads, "
+                       "within the CPUs)\n", nq_engine_name(fits[i].engine), fits[i].n,
+                    nq_schedule_name(fits[i].schedule), fits[i].proc_bind, fits[i].places);
         else
-            fprintf(f, "* %s N=%d (%s/%s): serial fraction %.4f from %d thread count%s (speedup "
-                       "bound %.1f)\n", nq_engine_name(fits[i].engine), fits[i].n,
-                    fits[i].proc_bind, fits[i].places, fits[i].serial,
+            fprintf(f, "* %s N=%d (%s, %s/%s): serial fraction %.4f from %d thread count%s "
+                       "(speedup bound %.1f)\n", nq_engine_name(fits[i].engine), fits[i].n,
+                    nq_schedule_name(fits[i].schedule), fits[i].proc_bind, fits[i].places,
+                    fits[i].serial,
                     fits[i].points, fits[i].points == 1 ? "" : "s",
                     fits[i].serial > 0 ? 1 / fits[i].serial : INFINITY);
     }

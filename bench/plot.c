@@ -141,11 +141,11 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
     for (int i = 0; i < count; i++) {
         const bench_case *c = &cases[i];
         if (has_speedup(c) && c->engine == key->engine && c->n == key->n &&
-            bench_same_binding(c, key))
+            bench_same_setup(c, key))
             fprintf(f, "%.1f,%.1f ", px(p, c->threads),
                     clampy(py(p, c->speedup / (eff ? c->threads : 1))));
         any_model |= has_speedup(c) && c->engine == key->engine && c->n == key->n &&
-                     bench_same_binding(c, key) && !isnan(c->model_speedup);
+                     bench_same_setup(c, key) && !isnan(c->model_speedup);
     }
     fputs("'/>\n", f);
     if (any_model) {
@@ -154,7 +154,7 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
         for (int i = 0; i < count; i++) {
             const bench_case *c = &cases[i];
             if (has_speedup(c) && c->engine == key->engine && c->n == key->n &&
-                bench_same_binding(c, key) && !isnan(c->model_speedup) && c->model_speedup > 0)
+                bench_same_setup(c, key) && !isnan(c->model_speedup) && c->model_speedup > 0)
                 fprintf(f, "%.1f,%.1f ", px(p, c->threads),
                         clampy(py(p, c->model_speedup / (eff ? c->threads : 1))));
         }
@@ -163,7 +163,7 @@ static void draw_series(FILE *f, const panel *p, const bench_case *cases, int co
     for (int i = 0; i < count; i++) {
         const bench_case *c = &cases[i];
         if (!has_speedup(c) || c->engine != key->engine || c->n != key->n ||
-            !bench_same_binding(c, key))
+            !bench_same_setup(c, key))
             continue;
         const double div = eff ? c->threads : 1;
         const double x = px(p, c->threads);
@@ -188,7 +188,7 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
         int seen = 0;
         for (int s = 0; s < series && !seen; s++)
             seen = cases[first[s]].engine == c->engine && cases[first[s]].n == c->n &&
-                   bench_same_binding(&cases[first[s]], c);
+                   bench_same_setup(&cases[first[s]], c);
         if (!seen && series < MAX_SERIES)
             first[series++] = i;
         else if (!seen)
@@ -253,12 +253,13 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
     }
 
     /* The legend, in its own column: never over the data. */
-    int vary = 0; /* a binding sweep: each series names its binding */
+    int vary = 0; /* 1: schedules differ, 2: bindings differ; the series say theirs */
     for (int s = 1; s < series; s++)
-        vary |= !bench_same_binding(&cases[first[0]], &cases[first[s]]);
+        vary |= (cases[first[0]].schedule != cases[first[s]].schedule) |
+                !bench_same_binding(&cases[first[0]], &cases[first[s]]) << 1;
     int y = TOP + 6;
     fprintf(f, "<text x='%d' y='%d' font-weight='bold'>series (engine, N%s)</text>\n",
-            LEGEND_X, y, vary ? "; binding" : "");
+            LEGEND_X, y, vary ? "; setup" : "");
     for (int s = 0; s < series; s++) {
         y += 20;
         const char *colour = palette[s % (int)(sizeof palette / sizeof *palette)];
@@ -267,12 +268,16 @@ int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int cou
                    "<text x='%d' y='%d'>%s N=%d</text>\n",
                 LEGEND_X, y - 4, LEGEND_X + 24, y - 4, colour, LEGEND_X + 12, y - 4, colour,
                 LEGEND_X + 32, y, nq_engine_name(cases[first[s]].engine), cases[first[s]].n);
-        if (vary) { /* the binding on a line of its own, to fit the column */
+        if (vary) { /* schedule and binding on a line of their own, to fit the column */
             y += 15;
-            fprintf(f, "<text x='%d' y='%d' font-size='11' fill='#444'>", LEGEND_X + 32, y);
-            put_text(f, cases[first[s]].proc_bind);
-            fputc('/', f);
-            put_text(f, cases[first[s]].places);
+            fprintf(f, "<text x='%d' y='%d' font-size='11' fill='#444'>%s", LEGEND_X + 32, y,
+                    nq_schedule_name(cases[first[s]].schedule));
+            if (vary & 2) {
+                fputs(", ", f);
+                put_text(f, cases[first[s]].proc_bind);
+                fputc('/', f);
+                put_text(f, cases[first[s]].places);
+            }
             fputs("</text>\n", f);
         }
     }

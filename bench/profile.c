@@ -357,7 +357,8 @@ double bench_model_speedup(const nq_settings *s, int cores)
     double *costs = estimate_costs(job);
     nq_model_result r;
     double speedup = NAN;
-    if (costs && nq_model_pool(costs, (size_t)nq_job_units(job), s->threads, &r) == 0)
+    if (costs && nq_model_pool_as(costs, (size_t)nq_job_units(job), s->threads, s->schedule,
+                                  &r) == 0)
         speedup = r.speedup * (s->threads > cores ? (double)cores / s->threads : 1.0);
     free(costs);
     nq_job_free(&job);

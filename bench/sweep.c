@@ -38,6 +38,7 @@ static void case_settings(const bench_options *o, const bench_case *bc, nq_setti
     s->engine = bc->engine;
     s->threads = bc->threads;
     s->split_depth = o->split_depth;
+    s->schedule = bc->schedule;
 }
 
 /* ---- one case ---- */
@@ -179,7 +180,7 @@ static void derive(bench_case *cases, int count, int i)
         const bench_case *o = &cases[j];
         if (o->n != bc->n || !(o->median > 0) || !bench_same_binding(o, bc))
             continue;
-        if (o->engine == bc->engine && o->threads == 1) {
+        if (o->engine == bc->engine && o->threads == 1 && o->schedule == bc->schedule) {
             bc->speedup = o->median / bc->median;
             bc->efficiency = bc->speedup / bc->threads;
         }
@@ -206,16 +207,17 @@ static void fit_amdahl(sweep_state *st, const bench_case *cases, int count)
         int seen = 0;
         for (int k = 0; k < st->fit_count && !seen; k++)
             seen = st->fits[k].engine == c->engine && st->fits[k].n == c->n &&
+                   st->fits[k].schedule == c->schedule &&
                    !strcmp(st->fits[k].proc_bind, c->proc_bind) &&
                    !strcmp(st->fits[k].places, c->places);
         if (seen)
             continue;
         bench_fit *fit = &st->fits[st->fit_count++];
         double sxy = 0, sxx = 0;
-        *fit = (bench_fit){c->engine, c->n, c->proc_bind, c->places, NAN, 0, 0};
+        *fit = (bench_fit){c->engine, c->n, c->schedule, c->proc_bind, c->places, NAN, 0, 0};
         for (int j = i; j < count; j++) {
             const bench_case *d = &cases[j];
-            if (d->engine != c->engine || d->n != c->n || !bench_same_binding(c, d))
+            if (d->engine != c->engine || d->n != c->n || !bench_same_setup(c, d))
                 continue;
             if (d->threads > fit->max_threads)
                 fit->max_threads = d->threads;
@@ -239,10 +241,11 @@ static void print_header(const sweep_state *st)
 {
     if (st->o->bind_count > 0)
         printf("%-20s ", "binding");
-    printf("%-7s %3s %4s %5s %7s %9s %9s %8s %9s %9s %9s %8s %16s %3s %7s %6s %6s %6s %8s\n",
+    printf("%-7s %3s %4s %5s %7s %9s %9s %8s %9s %9s %9s %8s %16s %3s %7s %6s %6s %6s %8s "
+           "%s\n",
            "engine", "N", "thr", "depth", "units", "median_s", "mean_s", "sd_%", "min_s",
            "max_s", "cpu_s", "peak_MiB", "solutions", "ok", "speedup", "eff", "kf", "model",
-           "vs_plain");
+           "vs_plain", "schedule");
 }
 
 /* A float column, or "-" where the value is unknown. */
@@ -274,7 +277,7 @@ static void print_case(const sweep_state *st, const bench_case *bc)
     print_opt(" %*.3f", 6, bc->karp_flatt);
     print_opt(" %*.2f", 6, bc->model_speedup);
     print_opt(" %*.2f", 8, bc->vs_plain);
-    putchar('\n');
+    printf(" %s\n", nq_schedule_name(bc->schedule));
     bench_flush_stdout();
 }
 
@@ -282,16 +285,15 @@ static void print_fits(const sweep_state *st)
 {
     for (int i = 0; i < st->fit_count; i++) {
         const bench_fit *f = &st->fits[i];
-        if (f->points && st->o->bind_count > 0)
-            printf("amdahl: %s N=%d, OMP_PROC_BIND=%s OMP_PLACES=%s: serial fraction %.4f from "
-                   "%d thread count%s up to the %d CPUs\n",
-                   nq_engine_name(f->engine), f->n, f->proc_bind, f->places, f->serial,
-                   f->points, f->points == 1 ? "" : "s", st->machine.cores);
-        else if (f->points)
-            printf("amdahl: %s N=%d: serial fraction %.4f from %d thread count%s up to the "
-                   "%d CPUs\n",
-                   nq_engine_name(f->engine), f->n, f->serial, f->points,
-                   f->points == 1 ? "" : "s", st->machine.cores);
+        if (!f->points)
+            continue;
+        printf("amdahl: %s N=%d", nq_engine_name(f->engine), f->n);
+        if (st->o->schedule_count > 1)
+            printf(", schedule %s", nq_schedule_name(f->schedule));
+        if (st->o->bind_count > 0)
+            printf(", OMP_PROC_BIND=%s OMP_PLACES=%s", f->proc_bind, f->places);
+        printf(": serial fraction %.4f from %d thread count%s up to the %d CPUs\n", f->serial,
+               f->points, f->points == 1 ? "" : "s", st->machine.cores);
     }
     bench_flush_stdout();
 }
@@ -338,7 +340,7 @@ static int save_outputs(sweep_state *st, const bench_case *cases, int count, int
 static int plan_cases(sweep_state *st)
 {
     const bench_options *o = st->o;
-    const int max = o->engine_count * o->n.count * o->threads.count;
+    const int max = o->engine_count * o->n.count * o->threads.count * o->schedule_count;
     st->cases = calloc((size_t)max + 1, sizeof *st->cases);
     st->done = calloc((size_t)max + 1, sizeof *st->done);
     st->last_run = calloc((size_t)max + 1, sizeof *st->last_run);
@@ -348,12 +350,15 @@ static int plan_cases(sweep_state *st)
     for (int ni = 0; ni < o->n.count; ni++)
         for (int ei = 0; ei < o->engine_count; ei++) {
             const enum nq_engine e = o->engines[ei];
-            const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count;
-            for (int ti = 0; ti < group; ti++) {
+            /* plain: once, on one thread, by the library's schedule */
+            const int group = e == NQ_ENGINE_PLAIN ? 1 : o->threads.count * o->schedule_count;
+            for (int k = 0; k < group; k++) {
                 bench_case *c = &st->cases[st->planned++];
                 c->engine = e;
                 c->n = o->n.values[ni];
-                c->threads = e == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
+                c->threads = e == NQ_ENGINE_PLAIN ? 1 : o->threads.values[k % o->threads.count];
+                c->schedule = e == NQ_ENGINE_PLAIN ? NQ_SCHEDULE_DEFAULT
+                                                   : o->schedules[k / o->threads.count];
                 c->speedup = c->efficiency = c->vs_plain = c->karp_flatt = NAN;
                 c->model_speedup = c->sd = NAN;
             }

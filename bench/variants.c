@@ -72,6 +72,14 @@ int bench_variant_spawn(const bench_options *o, int v, pid_t *pid, FILE **in)
         argv[argc++] = "--split-depth";
         argv[argc++] = split;
     }
+    char schedules[64] = "";
+    for (int i = 0; i < o->schedule_count && o->schedules[0] != NQ_SCHEDULE_DEFAULT; i++)
+        snprintf(schedules + strlen(schedules), sizeof schedules - strlen(schedules), "%s%s",
+                 i ? "," : "", nq_schedule_name(o->schedules[i]));
+    if (schedules[0]) {
+        argv[argc++] = "--schedule";
+        argv[argc++] = schedules;
+    }
     if (o->quiet)
         argv[argc++] = "--quiet";
     argv[argc] = NULL;
@@ -120,14 +128,15 @@ static int parse_u128(const char *s, nq_u128 *v)
 
 int bench_variant_read(FILE *in, bench_case *c)
 {
-    char line[512], engine[32], expected[48];
+    char line[512], engine[32], expected[48], schedule[32];
     if (!fgets(line, sizeof line, in))
         return 0;
     memset(c, 0, sizeof *c);
-    if (sscanf(line, "case %31s %d %d %d %llu %d %d %47s %15s %15s %d", engine, &c->n,
-               &c->threads, &c->split_depth, (unsigned long long *)&c->units, &c->checked,
-               &c->correct, expected, c->proc_bind, c->places, &c->repeats) != 11 ||
+    if (sscanf(line, "case %31s %d %d %31s %d %llu %d %d %47s %15s %15s %d", engine, &c->n,
+               &c->threads, schedule, &c->split_depth, (unsigned long long *)&c->units,
+               &c->checked, &c->correct, expected, c->proc_bind, c->places, &c->repeats) != 12 ||
         nq_engine_from_name(engine, &c->engine) < 0 || parse_u128(expected, &c->expected) < 0 ||
+        (strcmp(schedule, "default") && nq_schedule_from_name(schedule, &c->schedule) < 0) ||
         c->repeats < 1 || c->repeats > 1000)
         return -1;
     c->capacity = c->repeats;
@@ -152,8 +161,8 @@ int bench_variant_read(FILE *in, bench_case *c)
 void bench_variant_write(FILE *f, const bench_case *c)
 {
     char expected[48];
-    fprintf(f, "case %s %d %d %d %llu %d %d %s %s %s %d\n", nq_engine_name(c->engine), c->n,
-            c->threads, c->split_depth, (unsigned long long)c->units, c->checked, c->correct,
+    fprintf(f, "case %s %d %d %s %d %llu %d %d %s %s %s %d\n", nq_engine_name(c->engine), c->n,
+            c->threads, nq_schedule_name(c->schedule), c->split_depth, (unsigned long long)c->units, c->checked, c->correct,
             nq_u128_to_string(c->expected, expected, sizeof expected), c->proc_bind, c->places,
             c->repeats);
     for (int r = 0; r < c->repeats; r++) {

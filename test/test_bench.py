@@ -315,6 +315,42 @@ class Bindings(unittest.TestCase):
             self.assertIn(says, p.stderr)
 
 
+class Schedules(unittest.TestCase):
+    def test_schedule_list(self):
+        """Every schedule is a case of its own, compared with its own 1-thread
+        case; plain runs once by the library's choice."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.csv")
+            p = run("-n", "10", "-t", "1,2", "-e", "plain,mirror", "-r", "2", "--warmup", "0",
+                    "--schedule", "static,tasks,dynamic,guided,tasks", "--csv", path, "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+        cases = {}
+        for r in rows:
+            self.assertEqual(int(r["total"]), 724)
+            cases.setdefault((r["engine"], r["schedule"], int(r["threads"])), r)
+        want = {("plain", "default", 1)} | {("mirror", s, t) for s in
+                                            ("static", "tasks", "dynamic", "guided")
+                                            for t in (1, 2)}
+        self.assertEqual(set(cases), want)
+        for (engine, sched, t), r in cases.items():
+            base = cases[(engine, sched, 1)]
+            self.assertAlmostEqual(float(r["speedup"]) * float(r["case_median"]),
+                                   float(base["case_median"]), delta=1e-6)
+        table = [l.split() for l in p.stdout.splitlines()[1:] if not l.startswith("amdahl")]
+        self.assertEqual({l[-1] for l in table}, {"default", "static", "tasks", "dynamic",
+                                                  "guided"})
+
+    def test_bad_schedule(self):
+        for args, says in [(["--schedule", "default"], "'default'"),
+                           (["--schedule", "fast"], "'fast'"),
+                           (["--predict", "--schedule", "tasks"], "sweep only")]:
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(says, p.stderr)
+
+
 class Audit(unittest.TestCase):
     def test_audit_and_project(self):
         """--audit checks spread units of mitm against the independent search
