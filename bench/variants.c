@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,14 @@ int bench_variant_spawn(const bench_options *o, int v, pid_t *pid, FILE **in)
         argv[argc++] = "--quiet";
     argv[argc] = NULL;
     fflush(NULL);
+    /* Until the child has dropped the parent's handlers (which rename the
+     * parent's files), a signal must wait. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
     *pid = fork();
+    if (*pid != 0)
+        sigprocmask(SIG_SETMASK, &old, NULL);
     if (*pid < 0) {
         fprintf(stderr, "nqueens-bench: cannot start a child: %s\n", strerror(errno));
         close(fds[0]);
@@ -92,6 +100,10 @@ int bench_variant_spawn(const bench_options *o, int v, pid_t *pid, FILE **in)
         return -1;
     }
     if (*pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         close(fds[0]);
         const bench_binding *b = &o->binds[v];
         if (b->proc_bind[0])
