@@ -119,7 +119,7 @@ void bench_progress(sweep_state *st, int i, int run, int warmup)
         return;
     clock_gettime(CLOCK_MONOTONIC, &st->last_progress);
     const bench_case *c = &st->cases[i];
-    char left[48] = "time left not yet known";
+    char left[48] = "time left unknown";
     const double seconds = time_left(st);
     if (!isnan(seconds)) {
         char d[32];
@@ -128,7 +128,7 @@ void bench_progress(sweep_state *st, int i, int run, int warmup)
     }
     if (st->tty)
         fputs("\r\033[K", stderr);
-    fprintf(stderr, "nqueens-bench: case %d/%d, %s N=%d on %d thread%s: %s %d/%d; sweep: %s%s",
+    fprintf(stderr, "nqueens-bench: case %d/%d, %s N=%d, %d thread%s: %s %d/%d; %s%s",
             i + 1, st->planned, nq_engine_name(c->engine), c->n, c->threads,
             c->threads == 1 ? "" : "s", warmup ? "warm-up" : "run", run,
             warmup ? st->o->warmup : st->o->min_runs, left, st->tty ? "" : "\n");

@@ -266,7 +266,7 @@ class RunsAndWarnings(unittest.TestCase):
         self.assertIn("warning: %d threads exceed the %d logical CPU" % (cores + 1, cores),
                       p.stderr)
         self.assertNotIn(" 1 threads", p.stderr)
-        self.assertRegex(p.stderr, r"case 1/2, mirror N=9 on 1 thread: run 1/2; sweep: (about .* left|under 1 s left|time left not)")
+        self.assertRegex(p.stderr, r"case 1/2, mirror N=9, 1 thread: run 1/2; (about .* left|under 1 s left|time left unknown)")
         marks = {c["threads"]: c["warnings"] for c in doc["cases"]}
         self.assertIn("oversubscribed", marks[cores + 1])
         self.assertNotIn("oversubscribed", marks[1])
