@@ -35,16 +35,39 @@ typedef struct bench_run {
     long peak_kib;      /* peak resident memory during the count; -1 unknown */
 } bench_run;
 
+/* Reasons a case's figures may mislead, set by the sweep and listed beside
+ * the case in every output (bench_warning_name). */
+enum bench_warning {
+    BENCH_WARN_SPREAD = 1 << 0,  /* the runs spread widely (sigma/mean > 10%) */
+    BENCH_WARN_BUSY = 1 << 1,    /* one thread: wall time well over CPU time */
+    BENCH_WARN_OVERSUB = 1 << 2, /* more threads than logical CPUs */
+    BENCH_WARN_LOAD = 1 << 3,    /* the load average was high at the start */
+    BENCH_WARN_COUNT_ = 4
+};
+
+/* The short name of warning bit i ("spread", "busy", ...). */
+const char *bench_warning_name(int i);
+
 /* One (engine, N, threads) case of the sweep and its repeats. */
 typedef struct bench_case {
     enum nq_engine engine;
     int n;
     int threads;
+    enum nq_schedule schedule; /* as asked for (NQ_SCHEDULE_DEFAULT: the library's) */
     int split_depth;
     uint64_t units;
-    int repeats;
+    int repeats;   /* timed runs done */
+    int capacity;  /* room in runs[] */
     bench_run *runs;
     double median, min, max;
+    double mean, sd;   /* sd: sample standard deviation; NaN for one run */
+    double karp_flatt; /* (1/speedup - 1/p) / (1 - 1/p); NaN at 1 thread */
+    double model_speedup; /* the scheduling model's speedup (see sweep.c); NaN unknown */
+    unsigned warnings;    /* enum bench_warning bits */
+    /* OMP_PROC_BIND and OMP_PLACES the case ran under ("unset" when the
+     * environment had none); cases compare only with their own. */
+    char proc_bind[16];
+    char places[16];
     double cpu_median; /* CPU seconds: unlike wall time, barely moved by other load */
     long peak_kib;     /* the largest peak of its runs; -1 unknown */
     int checked; /* the known table has N */
@@ -56,10 +79,28 @@ typedef struct bench_case {
     double vs_plain;   /* plain's median at this N / this median */
 } bench_case;
 
+/* Amdahl's law fitted to one (engine, N) series of a sweep. */
+typedef struct bench_fit {
+    enum nq_engine engine;
+    int n;
+    enum nq_schedule schedule;
+    const char *proc_bind, *places; /* the series' binding (its cases') */
+    double serial;  /* serial fraction f: speedup(p) = 1 / (f + (1 - f) / p) */
+    int points;     /* cases with 1 < p <= cores that the fit used */
+    int max_threads;
+} bench_fit;
+
 /* What the machine and build look like, for the CSV/JSON header block. */
 typedef struct bench_machine {
     char cpu[128];
-    int cores;
+    int cores;          /* logical CPUs this process may use */
+    int physical_cores; /* cores, counting SMT siblings once; 0 unknown */
+    int smt;            /* hardware threads per core; 0 unknown */
+    int numa_nodes;     /* 0 unknown */
+    char governor[32];  /* cpufreq scaling governor of CPU 0, or "unknown" */
+    char kernel[224];   /* uname: sysname release machine */
+    double load[3];     /* 1, 5 and 15 minute load averages; -1 unknown */
+    char command[1024]; /* the command line, quoted as a shell reads it */
     char compiler[128];
     char flags[256];
     char openmp[64];
@@ -96,8 +137,13 @@ void bench_close_stdout(void);
  * stderr and returns 1, else 0. */
 int bench_close_output(FILE *f, const char *path);
 
-/* Fills *m from /proc/cpuinfo, the environment and configure-time defines. */
-void bench_machine_describe(bench_machine *m);
+/* Fills *m from /proc, /sys, the environment and configure-time defines;
+ * argv (may be NULL) becomes m->command. */
+void bench_machine_describe(bench_machine *m, int argc, char **argv);
+
+/* 1 when the 1-minute load average says more than a quarter of the
+ * machine's logical CPUs were busy (a quiet machine reads near 0). */
+int bench_load_high(const bench_machine *m);
 
 /* Logical CPUs this process may use (>= 1). */
 int bench_cores(void);
@@ -106,10 +152,28 @@ int bench_cores(void);
  * Returns 1 and sets *total when the table has n, else 0. */
 int bench_known_total(int n, nq_u128 *total);
 
-/* Writes every run of every case, after the header block.  Returns 0, or -1
- * with errno set when writing failed. */
-int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, int count);
-int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+/* The sweep's files.  The CSV holds one row per run and nothing else (a
+ * plain CSV that csv.DictReader and pandas read without options); its
+ * machine header and command line go to a companion file (bench_write_meta,
+ * "# key: value" lines).  JSON holds both, every case with its runs, the
+ * fits, and "complete": false while the sweep is still running.  Markdown
+ * is one table line per case.  Each returns 0, or -1 when writing failed. */
+int bench_write_csv(FILE *f, const bench_case *cases, int count);
+int bench_write_meta(FILE *f, const bench_machine *m);
+int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count,
+                     const bench_fit *fits, int fit_count, int complete);
+int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *cases, int count,
+                         const bench_fit *fits, int fit_count);
+
+/* 1 when a and b ran under the same OMP_PROC_BIND and OMP_PLACES. */
+int bench_same_binding(const bench_case *a, const bench_case *b);
+
+/* 1 when a and b ran under the same binding and schedule: the cases one
+ * scaling series (speedup base, fit, plot line) is made of. */
+int bench_same_setup(const bench_case *a, const bench_case *b);
+
+/* Writes the warnings of w as "spread;busy" (empty for none) into buf. */
+void bench_warning_list(unsigned w, char *buf, size_t size);
 
 /* CPU seconds on `clock`: CLOCK_PROCESS_CPUTIME_ID for a whole count (all
  * its threads), CLOCK_THREAD_CPUTIME_ID for one unit on the calling thread
@@ -131,12 +195,19 @@ int bench_peak_reset(void);
 /* Peak resident memory in KiB (see bench_peak_reset), or -1 unknown. */
 long bench_peak_kib(void);
 
-/* 1 when gnuplot is on PATH. */
-int bench_have_gnuplot(void);
+/* Mean and sample standard deviation of v[0 .. count) (sd NaN when
+ * count < 2). */
+void bench_mean_sd(const double *v, int count, double *mean, double *sd);
 
-/* Draws speedup vs threads and time vs N into path (.svg or .png) with
- * gnuplot.  Returns 0, or -1 when gnuplot failed. */
-int bench_plot(const char *path, const bench_machine *m, const bench_case *cases, int count);
+/* Draws the scaling of the sweep as SVG into f: speedup and efficiency
+ * against threads on a log2 axis, error bars spanning each case's runs, the
+ * ideal line, the model's prediction, the logical CPU count, and a legend
+ * beside the panels.  Returns 0, or -1 when writing failed. */
+int bench_plot(FILE *f, const bench_machine *m, const bench_case *cases, int count);
+
+/* The scheduling model's speedup for the job *s plans (see sweep.c for how
+ * time-sharing enters), or NaN when the engine has no cost estimate. */
+double bench_model_speedup(const nq_settings *s, int cores);
 
 /* Profile mode: solves every unit of the job planned by *s one at a time,
  * prints the distribution of unit costs and the model's predictions next

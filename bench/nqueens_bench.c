@@ -6,7 +6,7 @@
  * aligned line per case: median/min/max seconds, CPU seconds, speedup
  * and efficiency against 1 thread of the same engine, and the ratio to the
  * plain reference engine.  --csv/--json keep every run with a description
- * of the machine; --plot draws the scaling with gnuplot.  Two further modes
+ * of the machine; --plot draws the scaling as SVG.  Two further modes
  * look inside a run: --profile measures every unit and sets the scheduling
  * model's predictions next to measured times, --predict asks the model
  * alone (no counting) how a planned job would scale on bigger machines,

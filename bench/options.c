@@ -28,6 +28,14 @@ enum long_only {
     OPT_RANKS,
     OPT_AUDIT,
     OPT_PROJECT,
+    OPT_MIN_RUNS,
+    OPT_MAX_RUNS,
+    OPT_PRECISION,
+    OPT_MARKDOWN,
+    OPT_PROC_BIND,
+    OPT_PLACES,
+    OPT_CHILD_FD,
+    OPT_SCHEDULE,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +53,15 @@ static const struct option long_options[] = {
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"audit", required_argument, NULL, OPT_AUDIT},
     {"project", required_argument, NULL, OPT_PROJECT},
+    {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
+    {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"markdown", required_argument, NULL, OPT_MARKDOWN},
+    {"quiet", no_argument, NULL, 'q'},
+    {"proc-bind", required_argument, NULL, OPT_PROC_BIND},
+    {"places", required_argument, NULL, OPT_PLACES},
+    {"schedule", required_argument, NULL, OPT_SCHEDULE},
+    {"child-fd", required_argument, NULL, OPT_CHILD_FD}, /* internal: see variants.c */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -76,12 +93,30 @@ static void usage(FILE *out)
             "                        up to the cores, plus the core count: here %s)\n"
             "  -e, --engine LIST     engines, e.g. mirror,full; plain runs once per N, on\n"
             "                        1 thread (default: mirror)\n"
-            "  -r, --repeat R        timed runs per case, 1..1000 (default: 3)\n"
+            "  -r, --repeat R        timed runs per case, 1..1000 (default: 3); the same\n"
+            "                        as --min-runs R --max-runs R\n"
+            "      --min-runs R      at least R timed runs per case, 1..1000\n"
+            "      --max-runs R      at most R timed runs per case, 1..1000 (default: the\n"
+            "                        minimum, or 20 with --precision)\n"
+            "      --precision P     after the minimum, run a case again until the standard\n"
+            "                        error of its mean is within P of the mean (0.02 or 2%%)\n"
             "      --warmup W        untimed runs before them, 0..100 (default: 1)\n"
             "      --split-depth D   rows expanded into units, 1..%d (default: automatic)\n"
-            "      --csv FILE        write every run as CSV, with a machine header\n"
-            "      --json FILE       write every run as JSON, with a machine header\n"
-            "      --plot FILE       draw speedup and time into FILE.svg or FILE.png (gnuplot)\n"
+            "      --csv FILE        write every run as CSV; the machine header and the\n"
+            "                        command line go to FILE.meta\n"
+            "      --json FILE       write every case and run as JSON, with the machine\n"
+            "      --markdown FILE   write one table line per case as Markdown\n"
+            "      --plot FILE.svg   draw speedup and efficiency against threads as SVG\n"
+            "                        (the files are rewritten as each case finishes and\n"
+            "                        replace FILE when the sweep ends or is interrupted)\n"
+            "      --schedule LIST   how threads share the work, each a case of its own:\n"
+            "                        tasks, dynamic, guided, static (default: the\n"
+            "                        library's); plain keeps the library's\n"
+            "      --proc-bind LIST  sweep over OMP_PROC_BIND values: false, true, close,\n"
+            "                        spread, primary (each in a process of its own)\n"
+            "      --places LIST     sweep over OMP_PLACES values: threads, cores,\n"
+            "                        ll_caches, numa_domains, sockets\n"
+            "  -q, --quiet           no progress lines and warnings on standard error\n"
             "      --profile         time every unit of the job planned for the largest\n"
             "                        --threads value, print the cost distribution and the\n"
             "                        model's predictions next to measured runs\n"
@@ -152,13 +187,50 @@ static void parse_engines(const char *text, bench_options *o)
         }
 }
 
-/* Opens path for writing now, so a bad path fails before a long sweep. */
-static FILE *open_output(const char *path)
+static const char *const proc_bind_values[] = {"false", "true", "close", "spread", "primary",
+                                               "master", NULL};
+static const char *const schedule_values[] = {"tasks", "dynamic", "guided", "static", NULL};
+static const char *const places_values[] = {"threads", "cores", "ll_caches", "numa_domains",
+                                            "sockets", NULL};
+
+/* Parses a comma-separated list of names, each one of `allowed`, into
+ * out[] (duplicates dropped); dies with a one-line usage error otherwise. */
+static void parse_names(const char *text, const char *what, const char *const *allowed,
+                        char (*out)[16], int *count)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        die_usage("cannot write '%s': %s", path, strerror(errno));
-    return f;
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        die_usage("%s list too long: '%.40s...'", what, text);
+    strcpy(buf, text);
+    *count = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        int known = 0, seen = 0;
+        for (int i = 0; allowed[i]; i++)
+            known |= !strcmp(allowed[i], name);
+        if (!known) {
+            char expected[128] = "";
+            for (int i = 0; allowed[i]; i++)
+                snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+                         "%s%s", i ? ", " : "", allowed[i]);
+            die_usage("unknown %s value '%s': expected %s", what, name, expected);
+        }
+        for (int i = 0; i < *count; i++)
+            seen |= !strcmp(out[i], name);
+        if (!seen && *count < BENCH_MAX_BINDS)
+            snprintf(out[(*count)++], 16, "%s", name);
+    }
+    if (*count == 0)
+        die_usage("empty %s list '%s'", what, text);
+}
+
+/* Prepares an output file (see save.c), so that a bad path fails before a
+ * long sweep; the target itself is not touched until the sweep ends. */
+static void open_save(bench_save *save, const char *path)
+{
+    char err[512];
+    if (path && bench_save_open(save, path, err, sizeof err) < 0)
+        die_usage("%s", err);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -184,7 +256,7 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
     case 'r':
         if (bench_parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
             die_usage("invalid repeat count '%s': expected an integer from 1 to 1000", arg);
-        o->repeat = value;
+        o->min_runs = o->max_runs = value;
         break;
     case OPT_WARMUP:
         if (bench_parse_int(arg, strlen(arg), 0, 100, &value) < 0)
@@ -197,6 +269,52 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
                       NQ_MAX_SPLIT_DEPTH);
         o->split_depth = value;
         break;
+    case OPT_MIN_RUNS:
+    case OPT_MAX_RUNS:
+        if (bench_parse_int(arg, strlen(arg), 1, 1000, &value) < 0)
+            die_usage("invalid run count '%s' for --%s: expected an integer from 1 to 1000", arg,
+                      c == OPT_MIN_RUNS ? "min-runs" : "max-runs");
+        if (c == OPT_MIN_RUNS)
+            o->min_runs = value;
+        else
+            o->max_runs_given = o->max_runs = value;
+        break;
+    case OPT_PRECISION: {
+        char *end;
+        errno = 0;
+        double p = strtod(arg, &end);
+        if (end != arg && *end == '%' && end[1] == '\0') {
+            p /= 100;
+            end++;
+        }
+        if (end == arg || *end || errno || !(p > 0 && p < 1))
+            die_usage("invalid precision '%s': expected a fraction of the mean between 0 and "
+                      "1 (0.02) or a percentage (2%%)", arg);
+        o->precision = p;
+        break;
+    }
+    case OPT_MARKDOWN: o->markdown_path = arg; break;
+    case OPT_SCHEDULE: {
+        char names[NQ_SCHEDULE_COUNT_][16];
+        int count;
+        parse_names(arg, "schedule", schedule_values, names, &count);
+        o->schedule_count = 0;
+        for (int i = 0; i < count; i++)
+            nq_schedule_from_name(names[i], &o->schedules[o->schedule_count++]);
+        break;
+    }
+    case OPT_PROC_BIND:
+        parse_names(arg, "OMP_PROC_BIND", proc_bind_values, o->proc_binds, &o->proc_bind_count);
+        break;
+    case OPT_PLACES:
+        parse_names(arg, "OMP_PLACES", places_values, o->places, &o->places_count);
+        break;
+    case OPT_CHILD_FD:
+        if (bench_parse_int(arg, strlen(arg), 3, 1024, &value) < 0)
+            die_usage("invalid --child-fd '%s' (an internal option)", arg);
+        o->child_fd = value;
+        break;
+    case 'q': o->quiet = 1; break;
     case OPT_CSV: o->csv_path = arg; break;
     case OPT_JSON: o->json_path = arg; break;
     case OPT_PLOT: o->plot_path = arg; break;
@@ -231,8 +349,9 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
 }
 
 /* Every case the options ask for goes through the library's settings
- * check before anything is timed; an engine that cannot count some N is
- * skipped at run time, not refused (a sweep may span its limit). */
+ * check before anything is timed.  A sweep with a case an engine cannot
+ * count is refused too: a table with a silent gap reads as if it were
+ * whole (the other modes say so per job at run time). */
 static void check_cases(const bench_options *o)
 {
     for (int ei = 0; ei < o->engine_count; ei++)
@@ -249,6 +368,8 @@ static void check_cases(const bench_options *o)
                     s.threads = NQ_MAX_THREADS;
                 char detail[256];
                 int ret = nq_check_settings(&s, detail, sizeof detail);
+                if (ret == NQ_EUNSUPPORTED && o->mode == MODE_SWEEP)
+                    die_usage("%s: leave that N or engine out", detail);
                 if (ret < 0 && ret != NQ_EUNSUPPORTED)
                     die_usage("%s", detail);
             }
@@ -258,8 +379,29 @@ static void check_cases(const bench_options *o)
  * the mode; opens the output files (exits on bad input). */
 static void finish_options(bench_options *o)
 {
-    if (o->mode != MODE_SWEEP && (o->csv_path || o->json_path || o->plot_path))
-        die_usage("--csv, --json and --plot apply to the sweep only");
+    if (o->mode != MODE_SWEEP &&
+        (o->csv_path || o->json_path || o->plot_path || o->markdown_path))
+        die_usage("--csv, --json, --markdown and --plot apply to the sweep only");
+    if (o->mode != MODE_SWEEP && (o->proc_bind_count || o->places_count))
+        die_usage("--proc-bind and --places apply to the sweep only");
+    if (o->mode != MODE_SWEEP && o->schedules[0] != NQ_SCHEDULE_DEFAULT)
+        die_usage("--schedule applies to the sweep only");
+    /* The binding sweep: every --proc-bind value with every --places value. */
+    for (int b = 0; b < (o->proc_bind_count ? o->proc_bind_count : 1); b++)
+        for (int p = 0; (o->proc_bind_count || o->places_count) &&
+                        p < (o->places_count ? o->places_count : 1); p++) {
+            if (o->bind_count == BENCH_MAX_BINDS)
+                die_usage("more than %d --proc-bind x --places pairs", BENCH_MAX_BINDS);
+            bench_binding *x = &o->binds[o->bind_count++];
+            snprintf(x->proc_bind, sizeof x->proc_bind, "%s",
+                     o->proc_bind_count ? o->proc_binds[b] : "");
+            snprintf(x->places, sizeof x->places, "%s", o->places_count ? o->places[p] : "");
+        }
+    if (!o->max_runs_given && o->precision > 0)
+        o->max_runs = 20;
+    if (o->max_runs < o->min_runs)
+        o->max_runs = o->min_runs;
+    o->repeat = o->max_runs;
     if (o->ranks && o->mode != MODE_PREDICT)
         die_usage("--ranks applies to --predict only");
     if (o->mode == MODE_AUDIT) { /* audits mitm's units; no other engine has them */
@@ -283,31 +425,36 @@ static void finish_options(bench_options *o)
         default_threads(&o->threads, bench_cores());
     }
     check_cases(o);
-    if (o->plot_path) {
-        if (!ends_with(o->plot_path, ".svg") && !ends_with(o->plot_path, ".png"))
-            die_usage("invalid plot file '%s': the name must end in .svg or .png", o->plot_path);
-        if (!bench_have_gnuplot())
-            die_usage("--plot needs gnuplot, which is not on PATH: install it "
-                      "(apt-get install gnuplot-nox) or leave --plot out");
-        fclose(open_output(o->plot_path));
+    if (o->plot_path && !ends_with(o->plot_path, ".svg"))
+        die_usage("invalid plot file '%s': the name must end in .svg (convert it with "
+                  "rsvg-convert for a PNG)", o->plot_path);
+    open_save(&o->csv, o->csv_path);
+    if (o->csv_path && !o->csv.direct) { /* no companion beside /dev/stdout */
+        if (snprintf(o->meta_path, sizeof o->meta_path, "%s.meta", o->csv_path) >=
+            (int)sizeof o->meta_path)
+            die_usage("cannot write '%s.meta': %s", o->csv_path, strerror(ENAMETOOLONG));
+        open_save(&o->meta, o->meta_path);
     }
-    if (o->csv_path)
-        o->csv = open_output(o->csv_path);
-    if (o->json_path)
-        o->json = open_output(o->json_path);
+    open_save(&o->json, o->json_path);
+    open_save(&o->markdown, o->markdown_path);
+    open_save(&o->plot, o->plot_path);
 }
 
 void bench_parse_args(int argc, char **argv, bench_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->repeat = 3;
+    o->argc = argc;
+    o->argv = argv;
+    o->child_fd = -1;
+    o->schedule_count = 1; /* NQ_SCHEDULE_DEFAULT */
+    o->min_runs = o->max_runs = 3;
     o->warmup = 1;
     o->engines[0] = NQ_ENGINE_MIRROR;
     o->engine_count = 1;
     parse_list("12-14", NQ_MIN_N, NQ_MAX_N, "board size", &o->n);
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:t:e:r:hV", long_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, ":n:t:e:r:qhV", long_options, NULL)) != -1)
         parse_option(c, optarg, argv, o);
     if (optind < argc)
         die_usage("unexpected argument '%s'", argv[optind]);

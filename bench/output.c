@@ -1,10 +1,15 @@
 /*
- * output.c - the sweep's CSV and JSON files.
+ * output.c - the sweep's CSV, its companion header file, JSON and Markdown.
  *
- * Both hold every timed run (not only the medians), so a reader can redo
- * the statistics, and both start with the machine description.  Each CSV
- * row repeats its case's median, speedup and efficiency: a test (or a
- * spreadsheet) can check them against the runs in the same file.
+ * CSV and JSON hold every timed run (not only the medians), so a reader can
+ * redo the statistics.  The CSV is nothing but a header row and one row per
+ * run, so csv.DictReader, pandas.read_csv and spreadsheets read it without
+ * options; the machine description and the command line that belong with
+ * it go to a companion file, FILE.meta, of "# key: value" lines (so that
+ * `cat FILE.meta FILE` gives the commented form docs/perf/ keeps).  Each CSV
+ * row repeats its case's figures: a test (or a spreadsheet) can check them
+ * against the runs in the same file.  The columns are documented in
+ * nqueens-bench(1).
  */
 #include <errno.h>
 #include <math.h>
@@ -78,16 +83,59 @@ static void put_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, int count)
+static const char *const warning_names[BENCH_WARN_COUNT_] = {"spread", "busy",
+                                                               "oversubscribed", "load"};
+
+const char *bench_warning_name(int i)
 {
-    fprintf(f, "# nqueens-bench %s\n# cpu: %s\n# cores: %d\n# compiler: %s\n# flags: %s\n"
+    return i >= 0 && i < BENCH_WARN_COUNT_ ? warning_names[i] : "?";
+}
+
+int bench_same_binding(const bench_case *a, const bench_case *b)
+{
+    return !strcmp(a->proc_bind, b->proc_bind) && !strcmp(a->places, b->places);
+}
+
+int bench_same_setup(const bench_case *a, const bench_case *b)
+{
+    return a->schedule == b->schedule && bench_same_binding(a, b);
+}
+
+void bench_warning_list(unsigned w, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < BENCH_WARN_COUNT_; i++)
+        if (w & (1u << i)) {
+            const int k = snprintf(buf + len, size - len, "%s%s", len ? ";" : "",
+                                   warning_names[i]);
+            if (k < 0 || (size_t)k >= size - len)
+                break;
+            len += (size_t)k;
+        }
+}
+
+int bench_write_meta(FILE *f, const bench_machine *m)
+{
+    fprintf(f, "# nqueens-bench %s\n# command: %s\n# cpu: %s\n# cores: %d\n"
+               "# physical_cores: %d\n# smt: %d\n# numa_nodes: %d\n# governor: %s\n"
+               "# kernel: %s\n# load: %.2f %.2f %.2f\n# compiler: %s\n# flags: %s\n"
                "# openmp: %s\n# OMP_PROC_BIND: %s\n# OMP_PLACES: %s\n# commit: %s\n# date: %s\n",
-            m->library, m->cpu, m->cores, m->compiler, m->flags, m->openmp, m->proc_bind,
-            m->places, m->commit, m->date);
+            m->library, m->command, m->cpu, m->cores, m->physical_cores, m->smt, m->numa_nodes,
+            m->governor, m->kernel, m->load[0], m->load[1], m->load[2], m->compiler, m->flags,
+            m->openmp, m->proc_bind, m->places, m->commit, m->date);
+    return ferror(f) ? -1 : 0;
+}
+
+int bench_write_csv(FILE *f, const bench_case *cases, int count)
+{
     fputs("engine,n,threads,split_depth,units,repeat,seconds,cpu_seconds,total,expected,correct,"
-          "case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib\n", f);
+          "case_median,case_min,case_max,speedup,efficiency,vs_plain,peak_kib,case_mean,case_sd,"
+          "karp_flatt,model_speedup,warnings,proc_bind,places,schedule\n", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
+        char warnings[128];
+        bench_warning_list(bc->warnings, warnings, sizeof warnings);
         for (int r = 0; r < bc->repeats; r++) {
             const bench_run *run = &bc->runs[r];
             char total[48], expected[48];
@@ -104,54 +152,98 @@ int bench_write_csv(FILE *f, const bench_machine *m, const bench_case *cases, in
             fputc(',', f);
             put_double(f, bc->vs_plain, "");
             if (run->peak_kib >= 0)
-                fprintf(f, ",%ld\n", run->peak_kib);
+                fprintf(f, ",%ld,", run->peak_kib);
             else
-                fputs(",\n", f);
+                fputs(",,", f);
+            fprintf(f, "%.9f,", bc->mean);
+            put_double(f, bc->sd, "");
+            fputc(',', f);
+            put_double(f, bc->karp_flatt, "");
+            fputc(',', f);
+            put_double(f, bc->model_speedup, "");
+            fprintf(f, ",%s,%s,%s,%s\n", warnings, bc->proc_bind, bc->places,
+                    nq_schedule_name(bc->schedule));
         }
     }
     return ferror(f) ? -1 : 0;
 }
 
-int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count)
+/* "key": "value" pairs of the machine object. */
+static void put_json_pair(FILE *f, const char *key, const char *value)
 {
-    fputs("{\n  \"machine\": {\"library\": ", f);
+    fprintf(f, ", \"%s\": ", key);
+    put_json_string(f, value);
+}
+
+int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, int count,
+                     const bench_fit *fits, int fit_count, int complete)
+{
+    fputs("{\n  \"command\": ", f);
+    put_json_string(f, m->command);
+    fprintf(f, ",\n  \"complete\": %s,\n  \"machine\": {\"library\": ", complete ? "true" : "false");
     put_json_string(f, m->library);
-    fputs(", \"cpu\": ", f);
-    put_json_string(f, m->cpu);
-    fprintf(f, ", \"cores\": %d, \"compiler\": ", m->cores);
-    put_json_string(f, m->compiler);
-    fputs(", \"flags\": ", f);
-    put_json_string(f, m->flags);
-    fputs(", \"openmp\": ", f);
-    put_json_string(f, m->openmp);
-    fputs(", \"OMP_PROC_BIND\": ", f);
-    put_json_string(f, m->proc_bind);
-    fputs(", \"OMP_PLACES\": ", f);
-    put_json_string(f, m->places);
-    fputs(", \"commit\": ", f);
-    put_json_string(f, m->commit);
-    fputs(", \"date\": ", f);
-    put_json_string(f, m->date);
-    fputs("},\n  \"cases\": [", f);
+    put_json_pair(f, "cpu", m->cpu);
+    fprintf(f, ", \"cores\": %d, \"physical_cores\": %d, \"smt\": %d, \"numa_nodes\": %d",
+            m->cores, m->physical_cores, m->smt, m->numa_nodes);
+    put_json_pair(f, "governor", m->governor);
+    put_json_pair(f, "kernel", m->kernel);
+    fputs(", \"load\": [", f);
+    for (int i = 0; i < 3; i++) {
+        put_double(f, m->load[i] < 0 ? NAN : m->load[i], "null");
+        fputs(i < 2 ? ", " : "]", f);
+    }
+    put_json_pair(f, "compiler", m->compiler);
+    put_json_pair(f, "flags", m->flags);
+    put_json_pair(f, "openmp", m->openmp);
+    put_json_pair(f, "OMP_PROC_BIND", m->proc_bind);
+    put_json_pair(f, "OMP_PLACES", m->places);
+    put_json_pair(f, "commit", m->commit);
+    put_json_pair(f, "date", m->date);
+    fputs("},\n  \"amdahl\": [", f);
+    for (int i = 0; i < fit_count; i++) {
+        fprintf(f, "%s\n    {\"engine\": \"%s\", \"n\": %d, \"OMP_PROC_BIND\": ", i ? "," : "",
+                nq_engine_name(fits[i].engine), fits[i].n);
+        put_json_string(f, fits[i].proc_bind);
+        fputs(", \"OMP_PLACES\": ", f);
+        put_json_string(f, fits[i].places);
+        fprintf(f, ", \"schedule\": \"%s\", \"points\": %d, \"serial_fraction\": ",
+                nq_schedule_name(fits[i].schedule), fits[i].points);
+        put_double(f, fits[i].serial, "null");
+        fputc('}', f);
+    }
+    fputs(fit_count ? "\n  ],\n  \"cases\": [" : "],\n  \"cases\": [", f);
     for (int i = 0; i < count; i++) {
         const bench_case *bc = &cases[i];
         char expected[48];
         fprintf(f, "%s\n    {\"engine\": \"%s\", \"n\": %d, \"threads\": %d, \"split_depth\": %d, "
                    "\"units\": %llu, \"expected\": %s, \"correct\": %s, \"median\": %.9f, "
-                   "\"min\": %.9f, \"max\": %.9f, \"speedup\": ",
+                   "\"mean\": %.9f, \"sd\": ",
                 i ? "," : "", nq_engine_name(bc->engine), bc->n, bc->threads, bc->split_depth,
                 (unsigned long long)bc->units,
                 bc->checked ? nq_u128_to_string(bc->expected, expected, sizeof expected) : "null",
-                !bc->checked ? "null" : bc->correct ? "true" : "false", bc->median, bc->min,
-                bc->max);
+                !bc->checked ? "null" : bc->correct ? "true" : "false", bc->median, bc->mean);
+        put_double(f, bc->sd, "null");
+        fprintf(f, ", \"min\": %.9f, \"max\": %.9f, \"speedup\": ", bc->min, bc->max);
         put_double(f, bc->speedup, "null");
         fputs(", \"efficiency\": ", f);
         put_double(f, bc->efficiency, "null");
+        fputs(", \"karp_flatt\": ", f);
+        put_double(f, bc->karp_flatt, "null");
+        fputs(", \"model_speedup\": ", f);
+        put_double(f, bc->model_speedup, "null");
         fputs(", \"vs_plain\": ", f);
         put_double(f, bc->vs_plain, "null");
         fputs(", \"peak_kib\": ", f);
         put_double(f, bc->peak_kib < 0 ? NAN : (double)bc->peak_kib, "null");
-        fputs(",\n     \"runs\": [", f);
+        fputs(", \"OMP_PROC_BIND\": ", f);
+        put_json_string(f, bc->proc_bind);
+        fputs(", \"OMP_PLACES\": ", f);
+        put_json_string(f, bc->places);
+        fprintf(f, ", \"schedule\": \"%s\", \"warnings\": [", nq_schedule_name(bc->schedule));
+        for (int w = 0, k = 0; w < BENCH_WARN_COUNT_; w++)
+            if (bc->warnings & (1u << w))
+                fprintf(f, "%s\"%s\"", k++ ? ", " : "", warning_names[w]);
+        fputs("],\n     \"runs\": [", f);
         for (int r = 0; r < bc->repeats; r++) {
             char total[48];
             fprintf(f, "%s{\"repeat\": %d, \"seconds\": %.9f, \"cpu_seconds\": %.9f, "
@@ -164,6 +256,63 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         }
         fputs("]}", f);
     }
-    fputs("\n  ]\n}\n", f);
+    fputs(count ? "\n  ]\n}\n" : "]\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* A Markdown cell: the number in fmt, or an en dash where it is unknown. */
+static void put_cell(FILE *f, const char *fmt, double v)
+{
+    fputs(" | ", f);
+    if (isnan(v))
+        fputs("–", f);
+    else
+        fprintf(f, fmt, v);
+}
+
+int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *cases, int count,
+                         const bench_fit *fits, int fit_count)
+{
+    fprintf(f, "Measured with `%s` (nqueens-bench %s, commit %s, %s).\n\n", m->command,
+            m->library, m->commit, m->date);
+    fprintf(f, "Machine: %s; %d logical CPUs, %d physical cores, %d thread%s per core, "
+               "%d NUMA node%s; governor %s; %s; load %.2f at the start; %s, %s.\n\n",
+            m->cpu, m->cores, m->physical_cores, m->smt, m->smt == 1 ? "" : "s", m->numa_nodes,
+            m->numa_nodes == 1 ? "" : "s", m->governor, m->kernel, m->load[0], m->compiler,
+            m->openmp);
+    fputs("| engine | N | schedule | binding | threads | runs | median s | mean ± σ s | min s | max s | CPU s | "
+          "speedup | efficiency | Karp–Flatt | model | warnings |\n"
+          "|---|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n", f);
+    for (int i = 0; i < count; i++) {
+        const bench_case *bc = &cases[i];
+        char warnings[128];
+        bench_warning_list(bc->warnings, warnings, sizeof warnings);
+        fprintf(f, "| %s | %d | %s | %s/%s | %d | %d | %.4f | %.4f", nq_engine_name(bc->engine),
+                bc->n, nq_schedule_name(bc->schedule), bc->proc_bind, bc->places, bc->threads,
+                bc->repeats, bc->median, bc->mean);
+        if (!isnan(bc->sd))
+            fprintf(f, " ± %.4f", bc->sd);
+        fprintf(f, " | %.4f | %.4f | %.4f", bc->min, bc->max, bc->cpu_median);
+        put_cell(f, "%.2f", bc->speedup);
+        put_cell(f, "%.3f", bc->efficiency);
+        put_cell(f, "%.3f", bc->karp_flatt);
+        put_cell(f, "%.2f", bc->model_speedup);
+        fprintf(f, " | %s |\n", warnings);
+    }
+    if (fit_count)
+        fputs("\nAmdahl's law fitted to the speedups on up to the logical CPU count:\n\n", f);
+    for (int i = 0; i < fit_count; i++) {
+        if (isnan(fits[i].serial))
+            fprintf(f, "* %s N=%d (%s, %s/%s): no fit (needs a case on 2 or more threads, "
+                       "within the CPUs)\n", nq_engine_name(fits[i].engine), fits[i].n,
+                    nq_schedule_name(fits[i].schedule), fits[i].proc_bind, fits[i].places);
+        else
+            fprintf(f, "* %s N=%d (%s, %s/%s): serial fraction %.4f from %d thread count%s "
+                       "(speedup bound %.1f)\n", nq_engine_name(fits[i].engine), fits[i].n,
+                    nq_schedule_name(fits[i].schedule), fits[i].proc_bind, fits[i].places,
+                    fits[i].serial,
+                    fits[i].points, fits[i].points == 1 ? "" : "s",
+                    fits[i].serial > 0 ? 1 / fits[i].serial : INFINITY);
+    }
     return ferror(f) ? -1 : 0;
 }

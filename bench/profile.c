@@ -344,3 +344,23 @@ int bench_predict(const nq_settings *base, const bench_list *threads, int ranks,
     }
     return 0;
 }
+
+/* The model schedules the estimated unit costs of the planned job on
+ * `threads` workers (nq_model_pool).  Where threads exceed the logical
+ * CPUs they time-share them, so at best cores / threads of that speedup
+ * is reachable; the prediction is scaled by it. */
+double bench_model_speedup(const nq_settings *s, int cores)
+{
+    nq_job *job = NULL;
+    if (nq_job_create(&job, s) < 0)
+        return NAN;
+    double *costs = estimate_costs(job);
+    nq_model_result r;
+    double speedup = NAN;
+    if (costs && nq_model_pool_as(costs, (size_t)nq_job_units(job), s->threads, s->schedule,
+                                  &r) == 0)
+        speedup = r.speedup * (s->threads > cores ? (double)cores / s->threads : 1.0);
+    free(costs);
+    nq_job_free(&job);
+    return speedup;
+}

@@ -1,7 +1,9 @@
 /*
- * stats.c - the clocks and the median every timing in the bench goes
- * through, so the sweep and the profile measure and summarize alike.
+ * stats.c - the clocks, the median, mean and standard deviation every timing
+ * in the bench goes through, so the sweep and the profile measure and
+ * summarize alike.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -24,4 +26,20 @@ double bench_median(double *v, int count)
 {
     qsort(v, (size_t)count, sizeof *v, bench_compare_double);
     return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
+}
+
+void bench_mean_sd(const double *v, int count, double *mean, double *sd)
+{
+    double sum = 0;
+    for (int i = 0; i < count; i++)
+        sum += v[i];
+    *mean = count > 0 ? sum / count : NAN;
+    if (count < 2) {
+        *sd = NAN;
+        return;
+    }
+    double sq = 0;
+    for (int i = 0; i < count; i++)
+        sq += (v[i] - *mean) * (v[i] - *mean);
+    *sd = sqrt(sq / (count - 1));
 }

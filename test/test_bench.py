@@ -1,26 +1,34 @@
 #!/usr/bin/env python3
-"""Tests for `nqueens-bench`: a small sweep's CSV and JSON, the profile and
-predict modes, and bad arguments.
+"""Tests for `nqueens-bench`: a small sweep's CSV, JSON, Markdown and SVG
+read back with standard readers, a sweep interrupted by SIGTERM, the run
+count options and warnings, the profile and predict modes, and bad
+arguments.
 
 Run by meson as `python3 test_bench.py PATH_TO_NQUEENS_BENCH`.  The sweep
-files are parsed back and every number that is derived (medians, speedups,
-efficiencies) is recomputed from the runs in the same file.
+files are parsed back and every number that is derived (medians, means,
+speedups, efficiencies, Karp-Flatt, the Amdahl fit) is recomputed from the
+runs in the same file.
 """
 import csv
+import glob
 import json
+import math
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 BENCH = None
 
 KNOWN = {8: 92, 9: 352, 10: 724, 12: 14200}
-MACHINE_KEYS = ["cpu", "cores", "compiler", "flags", "openmp", "OMP_PROC_BIND", "OMP_PLACES",
-                "commit", "date"]
+MACHINE_KEYS = ["cpu", "cores", "physical_cores", "smt", "numa_nodes", "governor", "kernel",
+                "load", "compiler", "flags", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
+                "date"]
 
 
 def run(*args, env=None):
@@ -33,8 +41,11 @@ class Sweep(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.csv = os.path.join(cls.tmp.name, "sweep.csv")
         cls.json = os.path.join(cls.tmp.name, "sweep.json")
+        cls.md = os.path.join(cls.tmp.name, "sweep.md")
+        cls.svg = os.path.join(cls.tmp.name, "sweep.svg")
         cls.proc = run("--n", "8-10", "--threads", "1,2", "--engine", "plain,mirror",
-                       "--repeat", "3", "--warmup", "0", "--csv", cls.csv, "--json", cls.json)
+                       "--repeat", "3", "--warmup", "0", "--csv", cls.csv, "--json", cls.json,
+                       "--markdown", cls.md, "--plot", cls.svg)
 
     @classmethod
     def tearDownClass(cls):
@@ -42,7 +53,7 @@ class Sweep(unittest.TestCase):
 
     def test_exit_and_table(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
-        lines = self.proc.stdout.splitlines()
+        lines = [l for l in self.proc.stdout.splitlines() if not l.startswith("amdahl:")]
         # header + per N: plain once, mirror on 1 and 2 threads
         self.assertEqual(len(lines), 1 + 3 * 3)
         self.assertTrue(lines[0].startswith("engine"))
@@ -52,17 +63,22 @@ class Sweep(unittest.TestCase):
             self.assertIn(" yes ", l)
 
     def read_csv(self):
-        with open(self.csv) as f:
-            text = f.read()
-        header = [l for l in text.splitlines() if l.startswith("#")]
-        body = [l for l in text.splitlines() if not l.startswith("#")]
-        return header, list(csv.DictReader(body))
+        # The CSV as a standard reader sees it, with no options; the header
+        # is in the companion file.
+        with open(self.csv, newline="") as f:
+            rows = list(csv.DictReader(f))
+        with open(self.csv + ".meta") as f:
+            header = f.read().splitlines()
+        return header, rows
 
     def test_csv(self):
         header, rows = self.read_csv()
+        self.assertTrue(all(l.startswith("# ") for l in header), header)
         keys = {l[2:].split(":", 1)[0] for l in header[1:]}
-        for k in MACHINE_KEYS:
+        for k in MACHINE_KEYS + ["command"]:
             self.assertIn(k, keys)
+        command = [l for l in header if l.startswith("# command: ")][0]
+        self.assertIn("--n 8-10 --threads 1,2 --engine plain,mirror", command)
         self.assertEqual(len(rows), 3 * 3 * 3)
         cases = {}
         for r in rows:
@@ -83,6 +99,45 @@ class Sweep(unittest.TestCase):
             plain = float(cases[("plain", n, 1)][0]["case_median"])
             self.assertAlmostEqual(float(runs[0]["vs_plain"]) * float(runs[0]["case_median"])
                                    / plain, 1, delta=1e-3)
+            seconds = [float(r["seconds"]) for r in runs]
+            self.assertAlmostEqual(statistics.mean(seconds), float(runs[0]["case_mean"]),
+                                   delta=2e-6)
+            self.assertAlmostEqual(statistics.stdev(seconds), float(runs[0]["case_sd"]),
+                                   delta=1e-5 + 1e-3 * statistics.stdev(seconds))
+            if threads == 1:
+                self.assertEqual(runs[0]["karp_flatt"], "")
+            else:
+                s = float(runs[0]["speedup"])
+                kf = (1 / s - 1 / threads) / (1 - 1 / threads)
+                self.assertAlmostEqual(float(runs[0]["karp_flatt"]) / kf, 1, delta=1e-3)
+
+    def test_csv_with_pandas(self):
+        try:
+            import pandas
+        except ImportError:
+            self.skipTest("pandas not installed")
+        frame = pandas.read_csv(self.csv)
+        self.assertEqual(len(frame), 27)
+        self.assertEqual(set(frame["n"]), {8, 9, 10})
+
+    def test_markdown(self):
+        with open(self.md) as f:
+            text = f.read()
+        self.assertIn("--n 8-10", text.splitlines()[0])
+        rows = [l for l in text.splitlines() if l.startswith("| ") and "---" not in l]
+        self.assertEqual(len(rows), 1 + 9)  # header + cases
+        width = {l.count("|") for l in rows}
+        self.assertEqual(len(width), 1, "every row has the header's cells")
+        self.assertIn("mean ± σ", rows[0])
+
+    def test_svg(self):
+        root = ET.parse(self.svg).getroot()
+        self.assertTrue(root.tag.endswith("svg"))
+        text = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+        for want in ["Speedup", "Efficiency", "threads (log2 scale)", "mirror N=8", "ideal",
+                     "model's prediction"]:
+            self.assertIn(want, text)
+        self.assertNotIn("plain N=", text, "plain runs on one thread: no scaling to draw")
 
     def test_json(self):
         with open(self.json) as f:
@@ -90,6 +145,9 @@ class Sweep(unittest.TestCase):
         for k in MACHINE_KEYS:
             self.assertIn(k, doc["machine"])
         self.assertEqual(doc["machine"]["cores"], len(os.sched_getaffinity(0)))
+        self.assertIn("--n 8-10 --threads 1,2", doc["command"])
+        self.assertIs(doc["complete"], True)
+        self.assertEqual(len(doc["machine"]["load"]), 3)
         self.assertEqual(len(doc["cases"]), 9)
         medians = {}
         for c in doc["cases"]:
@@ -105,6 +163,192 @@ class Sweep(unittest.TestCase):
             speedup = medians[(c["engine"], c["n"], 1)] / c["median"]
             self.assertAlmostEqual(c["speedup"] / speedup, 1, delta=1e-3)
             self.assertAlmostEqual(c["efficiency"], c["speedup"] / c["threads"], delta=1e-4)
+            self.assertAlmostEqual(c["mean"], statistics.mean(r["seconds"] for r in c["runs"]),
+                                   delta=2e-6)
+        # Amdahl: f = sum(x y) / sum(x^2), x = 1 - 1/p, y = 1/S - 1/p over
+        # 1 < p <= cores, clamped to [0, 1].
+        cores = doc["machine"]["cores"]
+        fits = {(a["engine"], a["n"]): a for a in doc["amdahl"]}
+        self.assertEqual(set(fits), {("mirror", n) for n in (8, 9, 10)})
+        for (engine, n), a in fits.items():
+            pts = [c for c in doc["cases"] if c["engine"] == engine and c["n"] == n
+                   and 1 < c["threads"] <= cores]
+            self.assertEqual(a["points"], len(pts))
+            if not pts:
+                self.assertIsNone(a["serial_fraction"])
+                continue
+            xs = [1 - 1 / c["threads"] for c in pts]
+            ys = [1 / c["speedup"] - 1 / c["threads"] for c in pts]
+            f = sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
+            self.assertAlmostEqual(a["serial_fraction"], min(1, max(0, f)), delta=1e-3)
+
+
+class Interrupted(unittest.TestCase):
+    """SIGTERM in the middle of a sweep: every case printed is in the CSV and
+    the JSON, the files are whole, and nothing of the work files is left."""
+
+    def start(self, tmp, args):
+        self.csv = os.path.join(tmp, "out.csv")
+        self.json = os.path.join(tmp, "out.json")
+        for path in (self.csv, self.json):
+            with open(path, "w") as f:
+                f.write("old results\n")
+        return subprocess.Popen([BENCH, *args, "--csv", self.csv, "--json", self.json],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def test_sigterm_keeps_finished_cases(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # N = 16 takes seconds per run, so the sweep is still running
+            # when the fourth line (three cases) has been read.
+            p = self.start(tmp, ["-n", "8-16", "-t", "1,2", "-e", "mirror", "-r", "3",
+                                 "--warmup", "0"])
+            printed = [p.stdout.readline() for _ in range(4)][1:]
+            p.send_signal(signal.SIGTERM)
+            rest, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, -signal.SIGTERM, err)
+            self.assertIn("interrupted", err)
+            printed += [l for l in rest.splitlines() if l and not l.startswith("amdahl:")]
+            shown = {(l.split()[0], int(l.split()[1]), int(l.split()[2])) for l in printed}
+            self.assertGreaterEqual(len(shown), 3)
+            with open(self.csv, newline="") as f:
+                rows = list(csv.DictReader(f))
+            in_csv = {(r["engine"], int(r["n"]), int(r["threads"])) for r in rows}
+            with open(self.json) as f:
+                doc = json.load(f)
+            in_json = {(c["engine"], c["n"], c["threads"]) for c in doc["cases"]}
+            self.assertIs(doc["complete"], False)
+            self.assertLessEqual(shown, in_csv)
+            self.assertEqual(in_csv, in_json)
+            # at most the group being finished when the signal came is not yet printed
+            self.assertLessEqual(len(in_csv - shown), 2)
+            for r in rows:
+                self.assertEqual(int(r["total"]), int(r["expected"]))
+            for c in doc["cases"]:
+                self.assertEqual(len(c["runs"]), 3)
+            self.assertTrue(os.path.exists(self.csv + ".meta"))
+            self.assertEqual(sorted(os.listdir(tmp)), ["out.csv", "out.csv.meta", "out.json"])
+
+    def test_sigterm_before_any_case_keeps_old_files(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = self.start(tmp, ["-n", "16", "-t", "1", "-e", "mirror", "-r", "3"])
+            p.stderr.readline()  # the first progress line: the sweep has begun
+            p.send_signal(signal.SIGTERM)
+            p.communicate(timeout=60)
+            self.assertEqual(p.returncode, -signal.SIGTERM)
+            for path in (self.csv, self.json):
+                with open(path) as f:
+                    self.assertEqual(f.read(), "old results\n", path)
+            self.assertEqual(sorted(os.listdir(tmp)), ["out.csv", "out.json"])
+
+
+class RunsAndWarnings(unittest.TestCase):
+    def sweep(self, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.json")
+            p = run("-n", "9", "-e", "mirror", "--warmup", "0", "--json", path, *args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(path) as f:
+                return p, json.load(f)
+
+    def test_min_and_max_runs(self):
+        # A precision no timer reaches: every case runs --max-runs times.
+        _, doc = self.sweep("-t", "1,2", "--min-runs", "2", "--max-runs", "5",
+                            "--precision", "0.0000001")
+        self.assertEqual([len(c["runs"]) for c in doc["cases"]], [5, 5])
+        # Two runs always meet 99%: |a - b| / 2 <= 0.99 (a + b) / 2.
+        _, doc = self.sweep("-t", "1", "--min-runs", "2", "--max-runs", "5",
+                            "--precision", "99%")
+        self.assertEqual([len(c["runs"]) for c in doc["cases"]], [2])
+
+    def test_oversubscribed_and_progress(self):
+        cores = len(os.sched_getaffinity(0))
+        p, doc = self.sweep("-t", "1,%d" % (cores + 1), "-r", "2")
+        self.assertIn("warning: %d threads exceed the %d logical CPU" % (cores + 1, cores),
+                      p.stderr)
+        self.assertNotIn(" 1 threads", p.stderr)
+        self.assertRegex(p.stderr, r"case 1/2, mirror N=9, 1 thread: run 1/2; (about .* left|under 1 s left|time left unknown)")
+        marks = {c["threads"]: c["warnings"] for c in doc["cases"]}
+        self.assertIn("oversubscribed", marks[cores + 1])
+        self.assertNotIn("oversubscribed", marks[1])
+        q = run("-n", "9", "-t", "%d" % (cores + 1), "-r", "1", "-q")
+        self.assertEqual(q.stderr, "")
+
+
+class Bindings(unittest.TestCase):
+    def test_proc_bind_and_places(self):
+        """Each OMP_PROC_BIND x OMP_PLACES pair runs in a child with the two
+        variables set; its cases come back whole and compare among themselves."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.json")
+            cpath = os.path.join(tmp, "b.csv")
+            env = dict(os.environ, OMP_PLACES="threads")
+            p = run("-n", "9", "-t", "1,2", "-r", "2", "--warmup", "0", "--proc-bind",
+                    "close,spread", "--json", path, "--csv", cpath, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = [l for l in p.stdout.splitlines() if not l.startswith("amdahl:")]
+            self.assertEqual(lines[0].split()[0], "binding")
+            self.assertEqual([l.split()[0] for l in lines[1:]],
+                             ["close/threads"] * 2 + ["spread/threads"] * 2)
+            with open(path) as f:
+                doc = json.load(f)
+            with open(cpath, newline="") as f:
+                rows = list(csv.DictReader(f))
+        got = [(c["OMP_PROC_BIND"], c["OMP_PLACES"], c["threads"]) for c in doc["cases"]]
+        self.assertEqual(got, [("close", "threads", 1), ("close", "threads", 2),
+                               ("spread", "threads", 1), ("spread", "threads", 2)])
+        self.assertEqual({(r["proc_bind"], r["places"]) for r in rows},
+                         {("close", "threads"), ("spread", "threads")})
+        for c in doc["cases"]:
+            self.assertEqual(len(c["runs"]), 2)
+            self.assertEqual(c["runs"][0]["total"], 352)
+            base = [d for d in doc["cases"] if d["OMP_PROC_BIND"] == c["OMP_PROC_BIND"]
+                    and d["threads"] == 1][0]
+            self.assertAlmostEqual(c["speedup"], base["median"] / c["median"], delta=1e-3)
+        self.assertEqual(len(doc["amdahl"]), 2)
+
+    def test_bad_bindings(self):
+        for args, says in [(["--proc-bind", "tight"], "'tight'"),
+                           (["--places", "cores,{0}"], "'{0}'"),
+                           (["--predict", "--places", "cores"], "sweep only")]:
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(says, p.stderr)
+
+
+class Schedules(unittest.TestCase):
+    def test_schedule_list(self):
+        """Every schedule is a case of its own, compared with its own 1-thread
+        case; plain runs once by the library's choice."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.csv")
+            p = run("-n", "10", "-t", "1,2", "-e", "plain,mirror", "-r", "2", "--warmup", "0",
+                    "--schedule", "static,tasks,dynamic,guided,tasks", "--csv", path, "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+        cases = {}
+        for r in rows:
+            self.assertEqual(int(r["total"]), 724)
+            cases.setdefault((r["engine"], r["schedule"], int(r["threads"])), r)
+        want = {("plain", "default", 1)} | {("mirror", s, t) for s in
+                                            ("static", "tasks", "dynamic", "guided")
+                                            for t in (1, 2)}
+        self.assertEqual(set(cases), want)
+        for (engine, sched, t), r in cases.items():
+            base = cases[(engine, sched, 1)]
+            self.assertAlmostEqual(float(r["speedup"]) * float(r["case_median"]),
+                                   float(base["case_median"]), delta=1e-6)
+        table = [l.split() for l in p.stdout.splitlines()[1:] if not l.startswith("amdahl")]
+        self.assertEqual({l[-1] for l in table}, {"default", "static", "tasks", "dynamic",
+                                                  "guided"})
+
+    def test_bad_schedule(self):
+        for args, says in [(["--schedule", "default"], "'default'"),
+                           (["--schedule", "fast"], "'fast'"),
+                           (["--predict", "--schedule", "tasks"], "sweep only")]:
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(says, p.stderr)
 
 
 class Audit(unittest.TestCase):
@@ -137,8 +381,8 @@ class PeakMemory(unittest.TestCase):
             lines = p.stdout.splitlines()
             col = lines[0].split().index("peak_MiB")
             shown = {int(l.split()[1]): float(l.split()[col]) for l in lines[1:]}
-            with open(path) as f:
-                rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
         peak = {int(r["n"]): int(r["peak_kib"]) for r in rows}
         self.assertEqual(sorted(peak), [10, 18])
         for n in peak:
@@ -204,22 +448,9 @@ class Modes(unittest.TestCase):
         self.assertLessEqual(float(f[9]), float(f[8]))
 
 
-@unittest.skipUnless(any(os.access(os.path.join(d, "gnuplot"), os.X_OK)
-                         for d in os.environ.get("PATH", "").split(os.pathsep) if d),
-                     "gnuplot not installed")
-class Plot(unittest.TestCase):
-    def test_svg(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "s.svg")
-            p = run("--n", "8-9", "--threads", "1,2", "--repeat", "1", "--plot", path)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            with open(path) as f:
-                self.assertIn("<svg", f.read())
-
-
 class LostOutput(unittest.TestCase):
     """A table or file that cannot be written is a failure: one line, exit 1."""
-    SWEEP = ["--n", "8", "--threads", "1", "--repeat", "1", "--warmup", "0"]
+    SWEEP = ["--n", "8", "--threads", "1", "--repeat", "1", "--warmup", "0", "--quiet"]
 
     def run_to(self, args, stdout, preexec=None, env=None):
         return subprocess.run([BENCH, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
@@ -239,29 +470,11 @@ class LostOutput(unittest.TestCase):
                                  "Bad file descriptor\n")
 
     def test_csv_and_json(self):
-        for opt in ["--csv", "--json"]:
+        for opt in ["--csv", "--json", "--markdown"]:
             p = self.run_to([*self.SWEEP, opt, "/dev/full"], subprocess.DEVNULL)
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertEqual(p.stderr, "nqueens-bench: cannot write '/dev/full': No space left "
                              "on device\n")
-
-    def test_plot(self):
-        # A stand-in gnuplot: one that fails, one that exits 0 but writes
-        # nothing (as gnuplot does when its output cannot be written).
-        with tempfile.TemporaryDirectory() as tmp:
-            gnuplot = os.path.join(tmp, "gnuplot")
-            out = os.path.join(tmp, "s.svg")
-            for script, says in [("cat >/dev/null; exit 1", "gnuplot could not draw"),
-                                 ("cat >/dev/null; exit 0", "gnuplot wrote nothing")]:
-                with open(gnuplot, "w") as f:
-                    f.write(f"#!/bin/sh\n{script}\n")
-                os.chmod(gnuplot, 0o755)
-                env = dict(os.environ, PATH=tmp + os.pathsep + os.environ.get("PATH", ""))
-                p = self.run_to([*self.SWEEP, "--plot", out], subprocess.DEVNULL, env=env)
-                self.assertEqual(p.returncode, 1, p.stderr)
-                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
-                self.assertIn(says, p.stderr)
-                self.assertIn(out, p.stderr)
 
 
 class BadArguments(unittest.TestCase):
@@ -315,11 +528,20 @@ class BadArguments(unittest.TestCase):
             self.assert_usage_error(["--n", "8", opt, "/nonexistent/dir/out"],
                                     "/nonexistent/dir/out")
         self.assert_usage_error(["--n", "8", "--plot", "out.pdf"], "'out.pdf'")
+        self.assert_usage_error(["--n", "8", "--plot", "out.png"], "rsvg-convert")
 
-    def test_plot_without_gnuplot(self):
-        env = dict(os.environ, PATH="")
-        self.assert_usage_error(["--n", "8", "--plot", "x.svg"], "apt-get install gnuplot-nox",
-                                env=env)
+    def test_case_that_cannot_be_measured(self):
+        # A sweep with a case the engine cannot count measures nothing and says why.
+        self.assert_usage_error(["-n", "28", "-e", "mitm", "-t", "1"], "N=28")
+        self.assert_usage_error(["-n", "12,28", "-e", "mirror,mitm", "-t", "1"], "N=28")
+
+    def test_bad_run_counts(self):
+        self.assert_usage_error(["--min-runs", "0"], "--min-runs")
+        self.assert_usage_error(["--max-runs", "1001"], "--max-runs")
+        self.assert_usage_error(["--precision", "0"], "'0'")
+        self.assert_usage_error(["--precision", "150%"], "'150%'")
+        self.assert_usage_error(["--precision", "x"], "'x'")
+        self.assert_usage_error(["--predict", "--markdown", "x.md"], "--markdown")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -362,14 +361,16 @@ def measure_csv(name, bench):
                 argv += ["--plot", plot]
             print("tables.py: " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
             subprocess.run(argv, cwd=ROOT, check=True)
+            # nqueens-bench writes a plain CSV and its header to CSV.meta.
+            with open(out + ".meta", encoding="utf-8") as f:
+                meta = [l for l in f.read().splitlines() if not l.startswith("# command:")]
             with open(out, encoding="utf-8") as f:
                 lines = f.read().splitlines()
-            cut = next(j for j, line in enumerate(lines) if not line.startswith("#"))
             if header is None:
-                header, columns = lines[:cut], lines[cut]
-            elif lines[cut] != columns:
+                header, columns = meta, lines[0]
+            elif lines[0] != columns:
                 raise DataError("%s: its commands wrote different CSV columns" % name)
-            rows += lines[cut + 1:]
+            rows += lines[1:]
     text = header[:1] + ["# command: " + c for c in commands] + header[1:] + [columns] + rows
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(text) + "\n")
@@ -400,11 +401,6 @@ def measure(names, bench):
     for name in names:
         if name not in every:
             raise DataError("%s: not a data file in docs/perf" % name)
-    plots = [n for n in names if n.endswith(".csv") and
-             os.path.exists(os.path.join(PERF, os.path.splitext(n)[0] + ".svg"))]
-    if plots and not shutil.which("gnuplot"):
-        raise DataError("redrawing %s needs gnuplot (apt-get install gnuplot-nox)" %
-                        ", ".join(os.path.splitext(n)[0] + ".svg" for n in plots))
     for name in names:
         (measure_csv if name.endswith(".csv") else measure_predict)(name, bench)
 

@@ -70,14 +70,25 @@ _nqueens_bench()
         compopt -o nospace 2>/dev/null
         return
         ;;
-    --csv | --json | --plot) _nqueens_files "$_nq_cur"; return ;;
+    --csv | --json | --plot | --markdown) _nqueens_files "$_nq_cur"; return ;;
     --split-depth) _nqueens_offer "1 2 3 4 5 6 7 8" "$_nq_cur"; return ;;
-    -n | --n | -t | --threads | -r | --repeat | --warmup | --ranks | --audit | --project) return ;;
+    --schedule)
+        local done_items=${_nq_cur%"${_nq_cur##*,}"}
+        mapfile -t COMPREPLY < <(compgen -P "$done_items" \
+            -W "tasks dynamic guided static" -- "${_nq_cur##*,}")
+        compopt -o nospace 2>/dev/null
+        return
+        ;;
+    --proc-bind) _nqueens_offer "false true close spread primary" "$_nq_cur"; return ;;
+    --places) _nqueens_offer "threads cores ll_caches numa_domains sockets" "$_nq_cur"; return ;;
+    -n | --n | -t | --threads | -r | --repeat | --warmup | --ranks | --audit | --project | \
+        --min-runs | --max-runs | --precision) return ;;
     esac
     if [[ $_nq_cur == -* ]]; then
-        _nqueens_offer "-n --n -t --threads -e --engine -r --repeat --warmup
-            --split-depth --csv --json --plot --profile --predict --ranks --audit --project
-            -h --help -V --version" "$_nq_cur"
+        _nqueens_offer "-n --n -t --threads -e --engine -r --repeat --min-runs --max-runs
+            --precision --warmup --split-depth --csv --json --markdown --plot --schedule
+            --proc-bind --places -q --quiet
+            --profile --predict --ranks --audit --project -h --help -V --version" "$_nq_cur"
     fi
 }
 
