@@ -8,7 +8,10 @@
 # Prints each run, then per N the median wall and CPU (user + sys) times
 # and the ratio of each MPI median to nqueens' median, and a Markdown table
 # of the wall medians (the one in docs/performance.md).  The MPI times
-# include mpiexec's start-up: that is what a user waits for.
+# include mpiexec's start-up: that is what a user waits for.  So that it
+# can be told apart from the count itself, each round also times every
+# configuration on N=1 (start-up and shutdown alone), and the medians of
+# those are printed as well.
 #
 # Usage: bench/mpi_overhead.sh [-r RUNS] [-t T] [-e ENGINE] [-s SCHEDULE] BUILD_DIR N...
 #   RUNS      rounds, at least 3 (default 3)
@@ -87,6 +90,23 @@ median() {
 echo "nqueens $("$nqueens" --version | head -n 1), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "T = $threads threads in all, engine $engine${schedule:+, schedule $schedule}, $runs rounds"
 : > "$dir/table"
+: > "$dir/startup"
+round=0
+while [ "$round" -lt "$runs" ]; do
+    for k in 0 1 2; do
+        config=$(((k + round) % 3))
+        engine_was=$extra
+        extra="--no-progress -q" # N=1: every engine counts it; the schedule does not matter
+        measure "$config" 1 > "$dir/one" || exit 1
+        extra=$engine_was
+        echo "$config $(cat "$dir/one")" >> "$dir/startup"
+    done
+    round=$((round + 1))
+done
+for c in 0 1 2; do
+    awk -v c=$c '$1 == c { print $2 }' "$dir/startup" | median > "$dir/one"
+    echo "start-up and shutdown alone (N=1), median of $runs: $(name "$c"): wall $(cat "$dir/one") s"
+done
 for n in "$@"; do
     : > "$dir/runs"
     round=0

@@ -6,7 +6,7 @@
  * threads need.  It naps between polls: briefly right after something
  * happened (replies stay quick while chunks flow), then longer and longer
  * while nothing does, so an idle poll loop costs well under 1% of a core.
- * A worker keeps one spare chunk queued, which hides the longest nap.
+ * A worker keeps spare chunks queued for longer than the longest nap.
  */
 #ifndef NQ_MPI_NAP_H
 #define NQ_MPI_NAP_H

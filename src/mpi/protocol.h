@@ -46,7 +46,8 @@ enum nq_mpi_tag {
 /* One finished chunk on the wire: chunk, total lo/hi, unique lo/hi. */
 #define NQ_MPI_RESULT_WORDS 5
 
-/* Most chunks one ASSIGN carries (a worker asks for threads + 1). */
+/* Most chunks one ASSIGN carries (a worker asks for at most its whole
+ * queue: see worker.c). */
 #define NQ_MPI_MAX_ASSIGN (NQ_MAX_THREADS + 1)
 
 /* The resolved plan rank 0 broadcasts (all int64 so one MPI type does). */

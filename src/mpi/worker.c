@@ -9,10 +9,19 @@
  * Between polls the main thread also keeps rank 0 hearing from it: a
  * heartbeat goes out whenever nothing else did for a heartbeat interval,
  * however long the chunks in hand take.
+ *
+ * A thread must never wait for a round trip to rank 0, whose main thread
+ * answers only between its naps (up to NQ_MPI_NAP_MAX_NS).  So the queue
+ * holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
+ * at the rate they have been finishing chunks (at least one spare, at most
+ * NQ_WORKER_MAX_SPARE per thread), and the compute threads wake the main
+ * thread from its nap whenever they take or finish a chunk, so the next
+ * request and the results go out at once.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -22,9 +31,21 @@
 #include "mpi/team.h"
 #include "mpi/worker.h"
 
+/* Seconds of work the spare chunks should cover: well above the longest
+ * nap of both main threads plus a message's way there and back. */
+#define NQ_WORKER_LEAD_S 0.02
+/* Most spare chunks per thread, however short the chunks: bounds what can
+ * wait in this rank's queue while another rank's thread idles at the end. */
+#define NQ_WORKER_MAX_SPARE 16
+
 typedef struct worker {
     pthread_mutex_t lock;
     pthread_cond_t changed;   /* queue refilled, end or stop */
+    pthread_cond_t wake;      /* for the main thread: a chunk taken or done... */
+    unsigned events;          /* ...counted here */
+    int threads;
+    double last_done;         /* nq_now() at the last chunk done, 0 before any */
+    double gap;               /* running mean of the seconds between chunks done */
     uint64_t *queue;          /* ring of assigned chunks */
     size_t cap, head, len;
     size_t in_hand;           /* chunks taken by threads, not yet done */
@@ -51,6 +72,8 @@ static int worker_take(void *user, uint64_t *chunk)
         w->len--;
         w->in_hand++;
         got = 1;
+        w->events++; /* there is room to ask for more */
+        pthread_cond_signal(&w->wake);
     }
     pthread_mutex_unlock(&w->lock);
     return got;
@@ -64,7 +87,63 @@ static void worker_done(void *user, uint64_t chunk, const nq_counts *counts)
     nq_mpi_pack_counts(&w->results[w->results_len * NQ_MPI_RESULT_WORDS], chunk, counts);
     w->results_len++;
     w->in_hand--;
+    /* The rank's pace: the mean gap between finished chunks, which with
+     * every thread busy is a chunk's time divided by the threads. */
+    const double now = nq_now();
+    if (w->last_done > 0)
+        w->gap = w->gap > 0 ? 0.875 * w->gap + 0.125 * (now - w->last_done) : now - w->last_done;
+    w->last_done = now;
+    w->events++;
+    pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
+}
+
+/* Chunks the rank should hold (queued, in hand or unsent): one per thread
+ * plus the spares that cover NQ_WORKER_LEAD_S at the rank's pace, at least
+ * one and at most cap - threads.  Called with the lock held. */
+static size_t holding_target(const worker *w)
+{
+    const size_t most = w->cap - (size_t)w->threads;
+    size_t spare = 1;
+    if (w->gap > 0) {
+        const double want = NQ_WORKER_LEAD_S / w->gap + 1;
+        spare = want >= (double)most ? most : (size_t)want;
+    }
+    return (size_t)w->threads + (spare ? spare : 1);
+}
+
+/* The count of chunks taken or done, read before a poll. */
+static unsigned events(worker *w)
+{
+    pthread_mutex_lock(&w->lock);
+    const unsigned e = w->events;
+    pthread_mutex_unlock(&w->lock);
+    return e;
+}
+
+/* Waits up to *ns nanoseconds for a compute thread to take or finish a
+ * chunk (the main thread's nap, cut short when there is work for it; not
+ * at all when one did since the poll began, when `seen` was read), then
+ * doubles the next wait up to NQ_MPI_NAP_MAX_NS; after a busy poll there
+ * is no wait and the next one is the shortest. */
+static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy)
+{
+    if (busy) {
+        *ns = NQ_MPI_NAP_MIN_NS;
+        return;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += *ns;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->lock);
+    if (w->events == seen)
+        pthread_cond_timedwait(&w->wake, &w->lock, &until);
+    pthread_mutex_unlock(&w->lock);
+    *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
 }
 
 /* Sends the finished chunks' counts to rank 0.  Returns 1 if any were sent. */
@@ -116,7 +195,9 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
         return 0;
     pthread_mutex_lock(&w->lock);
     /* Unsent results count too: results and outbox hold cap chunks. */
-    uint64_t want = w->cap - w->len - w->in_hand - w->results_len;
+    const size_t held = w->len + w->in_hand + w->results_len;
+    const size_t target = holding_target(w);
+    uint64_t want = held < target ? target - held : 0;
     pthread_mutex_unlock(&w->lock);
     if (want == 0)
         return 0;
@@ -174,6 +255,7 @@ static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_i
 {
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
+        const unsigned seen = events(w);
         int busy = check_stop(w, cancel);
         busy |= send_results(w, outbox);
         busy |= request_chunks(w, assign, pending);
@@ -182,7 +264,7 @@ static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_i
         if ((!team_started || nq_mpi_team_finished(team)) &&
             (*pending == MPI_REQUEST_NULL || atomic_load(&w->stop)))
             return;
-        nq_mpi_nap(&nap_ns, busy);
+        nap_or_wake(w, seen, &nap_ns, busy);
     }
 }
 
@@ -195,13 +277,19 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     w.beat = nq_mpi_heartbeat_interval(rank_timeout);
     w.last_sent = nq_now();
     w.beat_req = MPI_REQUEST_NULL;
-    w.cap = (size_t)threads + 1;
+    w.threads = threads;
+    /* One chunk per thread and up to NQ_WORKER_MAX_SPARE spares each, in
+     * what one ASSIGN may carry. */
+    w.cap = (size_t)threads * (1 + NQ_WORKER_MAX_SPARE);
+    if (w.cap > NQ_MPI_MAX_ASSIGN)
+        w.cap = NQ_MPI_MAX_ASSIGN;
     w.queue = malloc(w.cap * sizeof *w.queue);
     w.results = malloc(w.cap * NQ_MPI_RESULT_WORDS * sizeof *w.results);
     uint64_t *assign = malloc(w.cap * sizeof *assign);
     uint64_t *outbox = malloc(w.cap * NQ_MPI_RESULT_WORDS * sizeof *outbox);
     pthread_mutex_init(&w.lock, NULL);
     pthread_cond_init(&w.changed, NULL);
+    pthread_cond_init(&w.wake, NULL);
     atomic_init(&w.stop, 0);
 
     int ret = (w.queue && w.results && assign && outbox) ? 0 : NQ_ENOMEM;
@@ -231,6 +319,7 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     /* The REQUEST a stopped rank left unanswered gets its answer now. */
     nq_mpi_wait_napping(&pending);
 
+    pthread_cond_destroy(&w.wake);
     pthread_cond_destroy(&w.changed);
     pthread_mutex_destroy(&w.lock);
     free(outbox);

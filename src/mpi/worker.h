@@ -2,8 +2,9 @@
  * worker.h - a non-zero rank of nqueens-mpi.
  *
  * The main thread is the rank's only MPI caller: it keeps a small queue of
- * chunks topped up from rank 0 (one spare per thread's chunk, so a thread
- * finishing a chunk finds the next one waiting instead of a round trip),
+ * chunks topped up from rank 0 (spares enough for a short lead time at the
+ * rank's pace, so a thread finishing a chunk finds the next one waiting
+ * instead of a round trip),
  * sends each finished chunk's counts back, obeys STOP and keeps rank 0
  * hearing from it (protocol.h).  The compute team drains the queue.
  */
@@ -23,7 +24,8 @@
  * (seconds).  When `cancel` rises (this rank's own signal), the rank
  * leaves at once: its BYE names *signal_seen (0 when unknown) and rank 0
  * gives its unfinished chunks to the others.  Returns 0, NQ_ECANCELLED or
- * the first error of a unit (rank 0 is told which).  Collective with
+ * an error (no memory for the queue or the threads' scratch, or the first
+ * error of a unit; rank 0 is told which).  Collective with
  * nq_mpi_coordinate() on rank 0.
  */
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,

@@ -96,15 +96,17 @@ typedef struct nq_model_ranks_result {
  * journal's chunks, nq_journal_chunk_units) are taken in index order by
  * whichever compute thread of any rank is free first, which is the pool's
  * policy on ranks * threads workers.  The one difference is that every rank
- * but rank 0 keeps one spare chunk queued, fetched before a thread of its
- * own needs it: near the end a chunk can wait in one rank's queue while a
- * thread elsewhere idles, so a chunk starts up to one chunk later than the
+ * but rank 0 keeps spare chunks queued, fetched before a thread of its own
+ * needs them: at least one, and as many as its threads finish in a short
+ * lead time (20 ms, worker.c) when chunks are shorter than that.  Near the
+ * end a chunk can wait in one rank's queue while a thread elsewhere idles,
+ * so a chunk starts up to one chunk, or one lead time, later than the
  * greedy schedule says.  The pessimistic makespan adds the largest chunk
  * for that (the bound the MPI notes give; not a proof, but an idle thread
- * only appears once the dispenser is empty, when at most ranks - 1 chunks
- * sit in queues); with one rank there is no queue and the two agree.
- * Start-up (launch, MPI_Init, planning) is not modelled: the costs are
- * relative, and it is a constant to add in seconds.  Returns 0, or
+ * only appears once the dispenser is empty); the lead time, like start-up
+ * (launch, MPI_Init, planning), is a constant in seconds the relative costs
+ * cannot hold, to add by hand.  With one rank there is no queue and the
+ * two agree.  Returns 0, or
  * NQ_EINVAL_ARG (ranks or threads < 1, ranks * threads over
  * NQ_MODEL_MAX_WORKERS, NULL pointers) / NQ_ENOMEM.
  */

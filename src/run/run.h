@@ -3,8 +3,9 @@
  * of chunks, the monitor thread (progress, journal cadence, cancel) and
  * the journal's last word.
  *
- * nq_count() solves the chunks with the task pool; nqueens-mpi's rank 0
- * hands them to the ranks' compute threads.  Both start a run here, report
+ * nq_count() solves the chunks with the chunk runner (pool.h); nqueens-mpi's
+ * rank 0 hands them to the ranks' compute threads (the same runner, fed by
+ * each rank's stream of chunks).  Both start a run here, report
  * every finished chunk to its ledger, watch its stop flag, and finish it
  * here, so that what is journalled, how often, and what progress says are
  * the same for both.
