@@ -10,8 +10,10 @@ independent validity test.
 """
 import json
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import unittest
 
 NQUEENS = None
@@ -117,6 +119,8 @@ class BadInput(unittest.TestCase):
             (["8", "--solutions", "--split-depth", "2"], "--split-depth applies only"),
             (["8", "--solutions", "--progress"], "--progress applies only to counting"),
             (["8", "--solutions", "--checkpoint", "x.journal"], "--checkpoint applies only"),
+            (["8", "--solutions", "--output", "x.txt"], "--output applies only to counting"),
+            (["8", "--output", ""], "invalid output file ''"),
             (["8", "--format", "columns"], "--format applies only with --solutions"),
             (["8", "--limit", "3"], "--limit applies only with --solutions"),
         ]
@@ -235,6 +239,81 @@ class LostOutput(unittest.TestCase):
         with open("/dev/full", "w") as full:
             self.assert_lost(["20", "--solutions", "--limit", "100000000"], full, None,
                              "No space left on device")
+
+
+class OutputFile(unittest.TestCase):
+    """--output FILE: the result the run would print, written whole (through a
+    temporary file renamed over FILE) or not at all, and a failure to write
+    it is exit status 1 with one line naming the file."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_out_")
+        self.path = os.path.join(self.tmp.name, "result")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def read(self):
+        with open(self.path) as f:
+            return f.read()
+
+    def test_written_instead_of_stdout(self):
+        for extra, check in ((["-q"], lambda text: self.assertEqual(text, "724\n")),
+                             (["--json"], lambda text: self.assertEqual(
+                                 json.loads(text)["total"], 724)),
+                             ([], lambda text: self.assertRegex(
+                                 text, r"^N=10: 724 solutions\nengine \w+, .*\n$"))):
+            with self.subTest(extra=extra):
+                p = run("10", *extra, "--output", self.path)
+                self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""))
+                check(self.read())
+                # Only the result is left: no temporary file beside it.
+                self.assertEqual(os.listdir(self.tmp.name), ["result"])
+
+    def test_stdout_lost_result_kept(self):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([NQUEENS, "11", "-q", "--output", self.path], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(self.read(), "2680\n")
+
+    def test_cannot_write(self):
+        cases = [("/dev/full", "No space left on device"),
+                 (os.path.join(self.tmp.name, "missing", "result"), "No such file or directory")]
+        for path, reason in cases:
+            with self.subTest(path=path):
+                p = run("10", "--output", path)
+                self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+                self.assertEqual(p.stderr,
+                                 f"nqueens: cannot write the result to '{path}': {reason}\n")
+
+    def test_failed_write_leaves_the_old_result(self):
+        # A file size limit makes the write fail after the count (the check
+        # before it creates an empty file only): the old result stays whole.
+        with open(self.path, "w") as f:
+            f.write("old result\n")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))
+        p = subprocess.run([NQUEENS, "10", "--json", "--output", self.path], capture_output=True,
+                           text=True, timeout=60, preexec_fn=limit)
+        self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+        self.assertEqual(p.stderr, f"nqueens: cannot write the result to '{self.path}': "
+                         "File too large\n")
+        self.assertEqual(self.read(), "old result\n")
+        self.assertEqual(os.listdir(self.tmp.name), ["result"])
+
+    def test_device_written_in_place(self):
+        # /dev/stdout is written through, not replaced by a file.
+        out = os.path.join(self.tmp.name, "stdout")
+        with open(out, "w") as f:
+            f.write("before\n")
+        with open(out, "a") as f:
+            p = subprocess.run([NQUEENS, "8", "-q", "--output", "/dev/stdout"], stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        with open(out) as f:
+            self.assertEqual(f.read(), "before\n92\n")
 
 
 class Solutions(unittest.TestCase):

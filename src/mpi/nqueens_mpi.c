@@ -33,6 +33,7 @@
 #include "cli/console.h"
 #include "cli/options.h"
 #include "cli/render.h"
+#include "cli/output.h"
 #include "cli/std_fds.h"
 #include "cli/version.h"
 #include "mpi/closing.h"
@@ -72,6 +73,10 @@ static int act_on_rank0(int action, const char *err, program *pg)
     }
     if (pg->opt.list) /* listing is quick and sequential: rank 0 alone does it */
         return nq_cli_list(&pg->opt, PROG);
+    /* Under mpiexec the result may be safe only in this file: a count whose
+     * result cannot be saved does not start. */
+    if (pg->opt.output && nq_cli_output_check(PROG, pg->opt.output) != 0)
+        return 1;
     return PLAN_RUN;
 }
 
@@ -143,6 +148,8 @@ static int report(int ret, const char *message, const program *pg, const nq_plan
         fprintf(stderr, PROG ": %s\n", message[0] ? message : nq_strerror(ret));
         return 1;
     }
+    if (pg->opt.output)
+        return nq_cli_output_write(PROG, pg->opt.output, &pg->opt, r, pg->ranks);
     nq_cli_print_result(&pg->opt, r, pg->ranks);
     return 0;
 }
