@@ -167,6 +167,14 @@ class Interface(unittest.TestCase):
         lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
         self.assertEqual(len(lines), 1, p.stderr)
         self.assertIn("N=33", lines[0])
+        # A bad OMP_NUM_THREADS, read on every rank, is reported once too.
+        p = subprocess.run(mpi_cmd(2, "10"), capture_output=True, text=True, timeout=60,
+                           env=dict(ENV, OMP_NUM_THREADS="4294967296"))
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+        self.assertEqual(lines, ["nqueens-mpi: OMP_NUM_THREADS='4294967296' is not a thread "
+                                 "count: expected one integer from 1 to 4096 (try --help)"],
+                         p.stderr)
 
     def test_help_and_version_once(self):
         p = run(2, "--help")

@@ -164,7 +164,9 @@ typedef void (*nq_estimate_fn)(const nq_estimate *estimate, void *user);
  */
 typedef struct nq_settings {
     int n;             /**< board size, 1..32 (default 8) */
-    int threads;       /**< worker threads; 0 = OpenMP default (honours OMP_NUM_THREADS) */
+    int threads;       /**< worker threads, 1..4096; 0 = OMP_NUM_THREADS when set (read by
+                            the library: one integer 1..4096, anything else refused with
+                            NQ_EINVAL_THREADS), else one per core */
     enum nq_engine engine; /**< default NQ_ENGINE_AUTO */
     int split_depth;   /**< rows expanded into subproblems; 0 = automatic */
 
@@ -367,12 +369,13 @@ NQ_API uint64_t nq_job_identity(const nq_job *job);
 
 /**
  * Solves units [first, first + count) with the pool on `threads`
- * threads (0 = OpenMP default), sharing them by the schedule of the
- * settings the job was created with, and adds their counts to *sum.
- * Returns 0; NQ_EINVAL_ARG for a NULL job or sum, a range outside the job
- * or a negative thread count; NQ_ENOMEM when the threads' working memory
- * cannot be had; or NQ_ECANCELLED if *cancel (may be NULL) was raised.  On
- * an error *sum holds nothing of this call.
+ * threads (0 = the default, as nq_settings.threads), sharing them by the
+ * schedule of the settings the job was created with, and adds their counts
+ * to *sum.  Returns 0; NQ_EINVAL_ARG for a NULL job or sum or a range
+ * outside the job; NQ_EINVAL_THREADS for a thread count outside 0..4096
+ * (or 0 with an OMP_NUM_THREADS that is no thread count); NQ_ENOMEM when
+ * the threads' working memory cannot be had; or NQ_ECANCELLED if *cancel
+ * (may be NULL) was raised.  On an error *sum holds nothing of this call.
  */
 NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
                         nq_cancel_flag *cancel, nq_counts *sum);

@@ -295,6 +295,8 @@ int main(int argc, char **argv)
     char err[256] = "";
     int action = nq_cli_parse_mpi(argc, argv, &pg.opt, err, sizeof err);
     pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
+    if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
+        pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
     MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;
