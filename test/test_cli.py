@@ -10,6 +10,7 @@ independent validity test.
 """
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -257,6 +258,44 @@ class LostOutput(unittest.TestCase):
         with open("/dev/full", "w") as full:
             self.assert_lost(["20", "--solutions", "--limit", "100000000"], full, None,
                              "No space left on device")
+
+
+class MemoryCheck(unittest.TestCase):
+    """A count whose engine would need more memory than is available is
+    refused before it starts (exit 2, one line: the estimate, the memory
+    available, a thread count that fits).  NQ_MEMORY_AVAILABLE stands in for
+    the machine's figure."""
+
+    def run_with(self, available, *args):
+        return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, NQ_MEMORY_AVAILABLE=str(available)))
+
+    def assert_refused(self, p, *mentions):
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        for m in mentions:
+            self.assertIn(m, p.stderr)
+
+    def test_too_many_threads_for_mitm(self):
+        p = self.run_with(10**9, "23", "-e", "mitm", "-t", "4096")
+        self.assert_refused(p, "nqueens: engine mitm needs about ", "for N=23 on 4096 threads",
+                            "more than the 1.0 GB available (NQ_MEMORY_AVAILABLE)")
+        fit = re.search(r"(\d+) threads? would fit \(-t (\d+)\)$", p.stderr.strip())
+        if fit:  # one thread more than the advice is refused too
+            self.assertEqual(fit.group(1), fit.group(2))
+            self.assert_refused(self.run_with(10**9, "23", "-e", "mitm", "-t",
+                                              str(int(fit.group(1)) + 1)), "needs about")
+        else:
+            self.assertIn("it does not fit even on 1 thread", p.stderr)
+
+    def test_nothing_fits_and_enough(self):
+        p = self.run_with(1, "16", "-e", "mitm", "-t", "2")
+        self.assert_refused(p, "for N=16 on 2 threads", "it does not fit even on 1 thread")
+        p = self.run_with(10**15, "16", "-e", "mitm", "-t", "2", "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, "14772512\n"), p.stderr)
+        # Engines without a memory estimate are not held back.
+        p = self.run_with(1, "12", "-e", "mirror", "-t", "2", "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
 
 
 class OutputFile(unittest.TestCase):

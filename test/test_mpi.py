@@ -167,6 +167,13 @@ class Interface(unittest.TestCase):
         lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
         self.assertEqual(len(lines), 1, p.stderr)
         self.assertIn("N=33", lines[0])
+        # So is a count that would not fit in memory (rank 0 checks its node).
+        p = subprocess.run(mpi_cmd(2, "16", "-e", "mitm", "-t", "2"), capture_output=True,
+                           text=True, timeout=60, env=dict(ENV, NQ_MEMORY_AVAILABLE="1"))
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("engine mitm needs about", lines[0])
         # A bad OMP_NUM_THREADS, read on every rank, is reported once too.
         p = subprocess.run(mpi_cmd(2, "10"), capture_output=True, text=True, timeout=60,
                            env=dict(ENV, OMP_NUM_THREADS="4294967296"))

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/console.h"
+#include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
 #include "cli/output.h"
@@ -56,6 +57,13 @@ static int run(int argc, char **argv)
     if (opt.output && nq_cli_output_check(PROG, opt.output) != 0) {
         free(typed);
         return 1;
+    }
+    /* Nor should a count start that runs out of memory on the way. */
+    const int memory = nq_cli_memory_check(
+        PROG, &opt.settings, nq_cli_default_threads(opt.settings.threads));
+    if (memory != 0) {
+        free(typed);
+        return memory;
     }
     nq_cli_progress_view view;
     nq_cli_progress_setup(&opt, &view, PROG);

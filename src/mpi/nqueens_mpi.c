@@ -31,6 +31,7 @@
 #include "api/duration.h"
 #include "api/plan.h"
 #include "cli/console.h"
+#include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
 #include "cli/output.h"
@@ -77,6 +78,11 @@ static int act_on_rank0(int action, const char *err, program *pg)
      * result cannot be saved does not start. */
     if (pg->opt.output && nq_cli_output_check(PROG, pg->opt.output) != 0)
         return 1;
+    /* Rank 0 checks the memory of its own node for its own threads (the
+     * other ranks' nodes are taken to be alike). */
+    const int memory = nq_cli_memory_check(PROG, &pg->opt.settings, pg->threads);
+    if (memory != 0)
+        return memory;
     return PLAN_RUN;
 }
 
