@@ -12,6 +12,8 @@
 
 void nq_default_settings(nq_settings *s)
 {
+    if (!s) /* no error to return: nothing to fill */
+        return;
     memset(s, 0, sizeof *s);
     s->n = 8;
     s->threads = 0;
