@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -229,6 +230,77 @@ static void test_list_solutions(void **state)
     assert_int_equal(nq_list_solutions(8, 0, NULL, NULL, NULL), NQ_EINVAL_ARG);
 }
 
+/* What the header promises for NULL pointers and values out of range:
+ * a code where one can be returned, a neutral value or nothing otherwise,
+ * never a crash. */
+static void test_null_and_out_of_range(void **state)
+{
+    (void)state;
+    nq_default_settings(NULL);
+    assert_int_equal(nq_job_units(NULL), 0);
+    assert_int_equal(nq_job_engine(NULL), NQ_ENGINE_AUTO);
+    assert_int_equal(nq_job_split_depth(NULL), 0);
+    assert_int_equal(nq_job_identity(NULL), 0);
+    nq_job_free(NULL);
+    assert_null(nq_engine_name((enum nq_engine)99));
+    assert_int_equal(nq_engine_has_unique((enum nq_engine)99), 0);
+    assert_non_null(nq_strerror(12345));
+    assert_null(nq_u128_to_string(1, NULL, 40));
+    enum nq_schedule schedule = NQ_SCHEDULE_COUNT_;
+    assert_int_equal(nq_schedule_from_name(NULL, &schedule), NQ_EINVAL_ARG);
+    assert_int_equal(schedule, NQ_SCHEDULE_COUNT_);
+    uint64_t emitted = 99;
+    assert_int_equal(nq_list_solutions(8, 0, NULL, NULL, &emitted), NQ_EINVAL_ARG);
+    assert_int_equal(emitted, 0);
+    assert_int_equal(nq_list_solutions(33, 0, NULL, NULL, NULL), NQ_EINVAL_N);
+
+    nq_settings s;
+    nq_default_settings(&s);
+    s.n = 10;
+    s.engine = NQ_ENGINE_MIRROR;
+    nq_job *job = NULL;
+    assert_int_equal(nq_job_create(&job, &s), 0);
+    nq_counts sum = {0, 0};
+    /* Thread counts outside 0..NQ_MAX_THREADS are refused, not run. */
+    const int bad_threads[] = {-1, NQ_MAX_THREADS + 1, 100000, -2147483647 - 1};
+    for (size_t i = 0; i < sizeof bad_threads / sizeof *bad_threads; i++)
+        assert_int_equal(nq_job_solve(job, 0, 1, bad_threads[i], NULL, &sum),
+                         NQ_EINVAL_THREADS);
+    assert_int_equal(nq_job_solve(NULL, 0, 1, 1, NULL, &sum), NQ_EINVAL_ARG);
+    assert_int_equal(nq_job_solve(job, 0, 1, 1, NULL, NULL), NQ_EINVAL_ARG);
+    assert_true(sum.total == 0);
+    /* 0 takes OMP_NUM_THREADS, read by the library: one it cannot take is
+     * refused, named as given. */
+    const char *saved = getenv("OMP_NUM_THREADS");
+    char *kept = saved ? strdup(saved) : NULL;
+    setenv("OMP_NUM_THREADS", "4294967296", 1);
+    assert_int_equal(nq_job_solve(job, 0, 1, 0, NULL, &sum), NQ_EINVAL_THREADS);
+    char detail[256];
+    assert_int_equal(nq_check_settings(&s, detail, sizeof detail), NQ_EINVAL_THREADS);
+    assert_non_null(strstr(detail, "OMP_NUM_THREADS='4294967296'"));
+    setenv("OMP_NUM_THREADS", "2", 1);
+    assert_int_equal(nq_job_solve(job, 0, nq_job_units(job), 0, NULL, &sum), 0);
+    assert_true(sum.total == 724);
+    if (kept)
+        setenv("OMP_NUM_THREADS", kept, 1);
+    else
+        unsetenv("OMP_NUM_THREADS");
+    free(kept);
+
+    nq_solver *solver = (nq_solver *)&solver;
+    assert_int_equal(nq_solver_create(NULL, job), NQ_EINVAL_ARG);
+    assert_int_equal(nq_solver_create(&solver, NULL), NQ_EINVAL_ARG);
+    assert_null(solver);
+    nq_counts one;
+    assert_int_equal(nq_solver_solve(NULL, 0, &one), NQ_EINVAL_ARG);
+    nq_mitm_unit unit;
+    assert_int_equal(nq_mitm_describe_unit(NULL, 0, &unit), NQ_EINVAL_ARG);
+    assert_int_equal(nq_mitm_describe_unit(job, 0, &unit), NQ_EINVAL_ARG); /* not mitm */
+    assert_int_equal(nq_mitm_memory_estimate(40, 1), 0);
+    nq_job_free(&job);
+    assert_null(job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_check_settings_names_the_field),
         cmocka_unit_test(test_error_text),       cmocka_unit_test(test_engine_names),
         cmocka_unit_test(test_u128_format),      cmocka_unit_test(test_list_solutions),
+        cmocka_unit_test(test_null_and_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 NQUEENS = None
 SEED = int(os.environ.get("NQ_TEST_SEED", random.randrange(1 << 30)))
@@ -289,6 +290,45 @@ class Refuse(Base):
         self.assert_refused(self.journal, ["11"], "N=10")
         self.assert_refused(self.journal, ["10", "-e", "plain"], "engine")
         self.assert_refused(self.journal, ["10", "--split-depth", "4"], "split depth")
+
+    def test_records_of_another_job(self):
+        # Journals of two jobs (mirror N=12 and N=11, same engine and split
+        # depth): the first one's header and records followed by records of
+        # the second, anywhere (mid-file and as the last record, which is not
+        # taken for a torn tail), or the second's records alone under the
+        # first one's header.  Every record's checksum is valid; each is
+        # refused as another job's, and the file is left as it was.
+        a_args = ["12", "-e", "mirror", "--split-depth", "3"]
+        a = bytes(self.make(a_args))
+        other = os.path.join(self.tmp.name, "other.journal")
+        self.finish(["11", "-e", "mirror", "--split-depth", "3", "--checkpoint", other], KNOWN[11])
+        b = read(other)
+        a_chunks, b_chunks = a[RECORD:-RECORD], b[RECORD:-RECORD]  # no header, no DONE
+        cases = {
+            "another job's record in the middle": a[:2 * RECORD] + b_chunks[:RECORD]
+                                                  + a[2 * RECORD:-RECORD],
+            "another job's record last": a[:-RECORD] + b_chunks[-RECORD:],
+            "another job's records only": a[:RECORD] + b_chunks,
+            "journals concatenated": a + b[RECORD:],
+        }
+        self.assertTrue(a_chunks and b_chunks)
+        for name, data in cases.items():
+            with self.subTest(case=name):
+                with open(self.journal, "wb") as f:
+                    f.write(data)
+                self.assert_refused(self.journal, a_args, "holds a record of another job")
+
+    def test_older_format_refused(self):
+        # A version-2 journal (records without the job identity): refused
+        # with the reason and what to do, exit 2, untouched.
+        data = self.make(["10", "-e", "mirror"])
+        data[8:12] = (2).to_bytes(4, "little")
+        data[60:64] = zlib.crc32(bytes(data[:60])).to_bytes(4, "little")
+        with open(self.journal, "wb") as f:
+            f.write(data)
+        self.assert_refused(self.journal, ["10", "-e", "mirror"],
+                            "has format version 2, written by an older nqueens; this build reads "
+                            "version 3")
 
     def test_not_journals(self):
         open(self.journal, "wb").close()

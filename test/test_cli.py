@@ -10,8 +10,11 @@ independent validity test.
 """
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
+import tempfile
 import unittest
 
 NQUEENS = None
@@ -72,15 +75,33 @@ class BadInput(unittest.TestCase):
         self.assertIn("'/nonexistent-nq-dir/a?b'", p.stderr)
 
     def test_environment_out_of_range(self):
-        # The bad value is in no option: the message names the variable.
-        for value in ["4097", "100000"]:
-            p = subprocess.run([NQUEENS, "8"], capture_output=True, text=True, timeout=60,
-                               env=dict(os.environ, OMP_NUM_THREADS=value))
-            self.assertEqual(p.returncode, 2, p.stderr)
-            self.assertEqual(p.stdout, "")
-            self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
-            self.assertIn(f"OMP_NUM_THREADS={value} asks for {value} threads", p.stderr)
-            self.assertIn("allowed 1 to 4096", p.stderr)
+        # The program reads OMP_NUM_THREADS itself: every value the OpenMP
+        # runtime would misread (0 taken as the default, 2^32 wrapped to 0,
+        # an overflow, a list's first item, junk) is refused, quoted as
+        # given, with exit status 2.  libgomp may warn first on its own
+        # (it reads the variable as the program loads): only the program's
+        # line is checked to be one line.
+        for value in ["0", "4097", "100000", "4294967296", "99999999999", "2147483648",
+                      "18446744073709551617", "-1", "junk", "4,2", "8,", " 4", "4 ", "1e3",
+                      "0x10"]:
+            with self.subTest(value=value):
+                p = subprocess.run([NQUEENS, "12", "-q"], capture_output=True, text=True,
+                                   timeout=60, env=dict(os.environ, OMP_NUM_THREADS=value))
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                ours = [l for l in p.stderr.splitlines() if l.startswith("nqueens:")]
+                self.assertEqual(ours, [f"nqueens: OMP_NUM_THREADS='{value}' is not a thread "
+                                        "count: expected one integer from 1 to 4096 (try --help)"],
+                                 p.stderr)
+                others = [l for l in p.stderr.splitlines() if l and not l.startswith("nqueens:")]
+                self.assertTrue(all(l.startswith("libgomp:") for l in others), p.stderr)
+        # An explicit thread count does not read it; a valid value is used.
+        for args, env, threads in ((["-t", "2"], "junk", 2), ([], "3", 3), ([], "", None)):
+            p = subprocess.run([NQUEENS, "10", "-e", "mirror", "--json", *args],
+                               capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, OMP_NUM_THREADS=env))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            if threads:
+                self.assertEqual(json.loads(p.stdout)["threads"], threads)
         # A listing runs on one thread: the variable does not matter to it.
         p = subprocess.run([NQUEENS, "6", "--solutions"], capture_output=True, text=True,
                            timeout=60, env=dict(os.environ, OMP_NUM_THREADS="4097"))
@@ -117,6 +138,8 @@ class BadInput(unittest.TestCase):
             (["8", "--solutions", "--split-depth", "2"], "--split-depth applies only"),
             (["8", "--solutions", "--progress"], "--progress applies only to counting"),
             (["8", "--solutions", "--checkpoint", "x.journal"], "--checkpoint applies only"),
+            (["8", "--solutions", "--output", "x.txt"], "--output applies only to counting"),
+            (["8", "--output", ""], "invalid output file ''"),
             (["8", "--format", "columns"], "--format applies only with --solutions"),
             (["8", "--limit", "3"], "--limit applies only with --solutions"),
         ]
@@ -237,6 +260,119 @@ class LostOutput(unittest.TestCase):
         with open("/dev/full", "w") as full:
             self.assert_lost(["20", "--solutions", "--limit", "100000000"], full, None,
                              "No space left on device")
+
+
+class MemoryCheck(unittest.TestCase):
+    """A count whose engine would need more memory than is available is
+    refused before it starts (exit 2, one line: the estimate, the memory
+    available, a thread count that fits).  NQ_MEMORY_AVAILABLE stands in for
+    the machine's figure."""
+
+    def run_with(self, available, *args):
+        return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, NQ_MEMORY_AVAILABLE=str(available)))
+
+    def assert_refused(self, p, *mentions):
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+        for m in mentions:
+            self.assertIn(m, p.stderr)
+
+    def test_too_many_threads_for_mitm(self):
+        p = self.run_with(10**9, "23", "-e", "mitm", "-t", "4096")
+        self.assert_refused(p, "nqueens: engine mitm needs about ", "for N=23 on 4096 threads",
+                            "more than the 1.0 GB available (NQ_MEMORY_AVAILABLE)")
+        fit = re.search(r"(\d+) threads? would fit \(-t (\d+)\)$", p.stderr.strip())
+        if fit:  # one thread more than the advice is refused too
+            self.assertEqual(fit.group(1), fit.group(2))
+            self.assert_refused(self.run_with(10**9, "23", "-e", "mitm", "-t",
+                                              str(int(fit.group(1)) + 1)), "needs about")
+        else:
+            self.assertIn("it does not fit even on 1 thread", p.stderr)
+
+    def test_nothing_fits_and_enough(self):
+        p = self.run_with(1, "16", "-e", "mitm", "-t", "2")
+        self.assert_refused(p, "for N=16 on 2 threads", "it does not fit even on 1 thread")
+        p = self.run_with(10**15, "16", "-e", "mitm", "-t", "2", "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, "14772512\n"), p.stderr)
+        # Engines without a memory estimate are not held back.
+        p = self.run_with(1, "12", "-e", "mirror", "-t", "2", "-q")
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+
+
+class OutputFile(unittest.TestCase):
+    """--output FILE: the result the run would print, written whole (through a
+    temporary file renamed over FILE) or not at all, and a failure to write
+    it is exit status 1 with one line naming the file."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="nq_out_")
+        self.path = os.path.join(self.tmp.name, "result")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def read(self):
+        with open(self.path) as f:
+            return f.read()
+
+    def test_written_instead_of_stdout(self):
+        for extra, check in ((["-q"], lambda text: self.assertEqual(text, "724\n")),
+                             (["--json"], lambda text: self.assertEqual(
+                                 json.loads(text)["total"], 724)),
+                             ([], lambda text: self.assertRegex(
+                                 text, r"^N=10: 724 solutions\nengine \w+, .*\n$"))):
+            with self.subTest(extra=extra):
+                p = run("10", *extra, "--output", self.path)
+                self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""))
+                check(self.read())
+                # Only the result is left: no temporary file beside it.
+                self.assertEqual(os.listdir(self.tmp.name), ["result"])
+
+    def test_stdout_lost_result_kept(self):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([NQUEENS, "11", "-q", "--output", self.path], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(self.read(), "2680\n")
+
+    def test_cannot_write(self):
+        cases = [("/dev/full", "No space left on device"),
+                 (os.path.join(self.tmp.name, "missing", "result"), "No such file or directory")]
+        for path, reason in cases:
+            with self.subTest(path=path):
+                p = run("10", "--output", path)
+                self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+                self.assertEqual(p.stderr,
+                                 f"nqueens: cannot write the result to '{path}': {reason}\n")
+
+    def test_failed_write_leaves_the_old_result(self):
+        # A file size limit makes the write fail after the count (the check
+        # before it creates an empty file only): the old result stays whole.
+        with open(self.path, "w") as f:
+            f.write("old result\n")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))
+        p = subprocess.run([NQUEENS, "10", "--json", "--output", self.path], capture_output=True,
+                           text=True, timeout=60, preexec_fn=limit)
+        self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+        self.assertEqual(p.stderr, f"nqueens: cannot write the result to '{self.path}': "
+                         "File too large\n")
+        self.assertEqual(self.read(), "old result\n")
+        self.assertEqual(os.listdir(self.tmp.name), ["result"])
+
+    def test_device_written_in_place(self):
+        # /dev/stdout is written through, not replaced by a file.
+        out = os.path.join(self.tmp.name, "stdout")
+        with open(out, "w") as f:
+            f.write("before\n")
+        with open(out, "a") as f:
+            p = subprocess.run([NQUEENS, "8", "-q", "--output", "/dev/stdout"], stdout=f,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        with open(out) as f:
+            self.assertEqual(f.read(), "before\n92\n")
 
 
 class Solutions(unittest.TestCase):

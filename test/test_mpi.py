@@ -167,6 +167,21 @@ class Interface(unittest.TestCase):
         lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
         self.assertEqual(len(lines), 1, p.stderr)
         self.assertIn("N=33", lines[0])
+        # So is a count that would not fit in memory (rank 0 checks its node).
+        p = subprocess.run(mpi_cmd(2, "16", "-e", "mitm", "-t", "2"), capture_output=True,
+                           text=True, timeout=60, env=dict(ENV, NQ_MEMORY_AVAILABLE="1"))
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("engine mitm needs about", lines[0])
+        # A bad OMP_NUM_THREADS, read on every rank, is reported once too.
+        p = subprocess.run(mpi_cmd(2, "10"), capture_output=True, text=True, timeout=60,
+                           env=dict(ENV, OMP_NUM_THREADS="4294967296"))
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+        self.assertEqual(lines, ["nqueens-mpi: OMP_NUM_THREADS='4294967296' is not a thread "
+                                 "count: expected one integer from 1 to 4096 (try --help)"],
+                         p.stderr)
 
     def test_help_and_version_once(self):
         p = run(2, "--help")
@@ -186,6 +201,37 @@ class Interface(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("nqueens-mpi: cannot write to standard output: No space left on device",
                       p.stderr)
+
+    def test_result_kept_when_stdout_is_lost(self):
+        # Under mpiexec rank 0's stdout is a pipe to mpiexec, whose own write
+        # fails unseen with stdout on /dev/full.  --output writes the result
+        # itself, and a finished journal keeps the total for nqueens to print.
+        with tempfile.TemporaryDirectory(prefix="nq_mpi_") as tmp:
+            result, journal = os.path.join(tmp, "result.json"), os.path.join(tmp, "j")
+            with open("/dev/full", "w") as full:
+                p = subprocess.run(mpi_cmd(2, "12", "-t", "1", "--json", "--output", result,
+                                           "--checkpoint", journal),
+                                   stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                                   env=ENV)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(result) as f:
+                doc = json.load(f)
+            self.assertEqual((doc["total"], doc["ranks"]), (14200, 2))
+            self.assertEqual(journal_total(journal, ("12",))[:2], (0, "14200\n"))
+            self.assertEqual(sorted(os.listdir(tmp)), ["j", "result.json"])
+
+    def test_output_that_cannot_be_written_fails(self):
+        # Exit 1 and one line from rank 0, whether the file cannot even be
+        # created (found before the count) or its write fails at the end.
+        with tempfile.TemporaryDirectory(prefix="nq_mpi_") as tmp:
+            for path, reason in ((os.path.join(tmp, "no", "such"), "No such file or directory"),
+                                 ("/dev/full", "No space left on device")):
+                with self.subTest(path=path):
+                    p = run(2, "11", "-t", "1", "--output", path)
+                    self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+                    lines = [l for l in p.stderr.splitlines() if l.startswith("nqueens-mpi:")]
+                    self.assertEqual(lines, [f"nqueens-mpi: cannot write the result to '{path}': "
+                                             f"{reason}"], p.stderr)
 
     def test_solutions_listed_by_rank0(self):
         p = run(2, "8", "--solutions", "--format", "columns")

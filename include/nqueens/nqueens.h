@@ -11,6 +11,11 @@
  *
  * Conventions: every function that can fail returns 0 or a negative NQ_E*
  * code; nq_strerror() turns a code into text.  The library never prints.
+ * Each function says what a NULL pointer or an out-of-range value gets:
+ * those that return a code check them (NQ_EINVAL_ARG for a NULL pointer,
+ * NQ_EINVAL_* naming the value otherwise); the others return a stated
+ * neutral value (0, NULL, NQ_ENGINE_AUTO) or do nothing.  Thread counts
+ * are 1 to NQ_MAX_THREADS everywhere, 0 meaning the default.
  * Totals are unsigned 128-bit because N >= 29 overflows 64 bits.
  */
 #ifndef NQUEENS_NQUEENS_H
@@ -164,7 +169,9 @@ typedef void (*nq_estimate_fn)(const nq_estimate *estimate, void *user);
  */
 typedef struct nq_settings {
     int n;             /**< board size, 1..32 (default 8) */
-    int threads;       /**< worker threads; 0 = OpenMP default (honours OMP_NUM_THREADS) */
+    int threads;       /**< worker threads, 1..4096; 0 = OMP_NUM_THREADS when set (read by
+                            the library: one integer 1..4096, anything else refused with
+                            NQ_EINVAL_THREADS), else one per core */
     enum nq_engine engine; /**< default NQ_ENGINE_AUTO */
     int split_depth;   /**< rows expanded into subproblems; 0 = automatic */
 
@@ -224,12 +231,14 @@ typedef struct nq_result {
     char detail[256];
 } nq_result;
 
-/** Fills *s with the defaults (n = 8, automatic engine, threads and split). */
+/** Fills *s with the defaults (n = 8, automatic engine, threads and split);
+ *  does nothing when s is NULL. */
 NQ_API void nq_default_settings(nq_settings *s);
 
 /**
  * Counts the solutions described by *s into *result.
- * Returns 0, or NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
+ * Returns 0, or NQ_EINVAL_ARG when s or result is NULL (result is then
+ * untouched), NQ_EINVAL_N / NQ_EINVAL_THREADS / NQ_EINVAL_ENGINE /
  * NQ_EINVAL_SPLIT / NQ_EINVAL_ARG / NQ_EUNSUPPORTED for bad settings (as
  * nq_check_settings() returns them), NQ_ENOMEM,
  * NQ_EJOURNAL_PATH / NQ_EJOURNAL_BUSY / NQ_EJOURNAL_MISMATCH /
@@ -265,7 +274,7 @@ NQ_API int nq_count(const nq_settings *s, nq_result *result);
  * one thread for plain.  When detail is not NULL it receives one line
  * naming the setting, its value and what is allowed (size bytes,
  * NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
- * allowed 1 to 8 (0 = automatic)".
+ * allowed 1 to 8 (0 = automatic)"; size 0 writes nothing.
  */
 NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
 
@@ -276,7 +285,8 @@ NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
  */
 NQ_API int nq_validate_settings(const nq_settings *s);
 
-/** Text for an error code; never NULL. */
+/** Text for an error code; never NULL (a code that is none gets a text
+ *  saying so). */
 NQ_API const char *nq_strerror(int code);
 
 /** Engine name ("auto", "plain", "mirror", "full", "mitm"), or NULL if out of range. */
@@ -289,16 +299,22 @@ NQ_API const char *nq_engine_name(enum nq_engine engine);
  */
 NQ_API int nq_engine_from_name(const char *name, enum nq_engine *engine);
 
-/** The engine that NQ_ENGINE_AUTO picks for n and threads (0 = default). */
+/** The engine that NQ_ENGINE_AUTO picks for n and threads (0 = default).
+ *  Never fails: for an n outside 1..32 it names an engine that nq_count()
+ *  then refuses the n with (NQ_EINVAL_N); threads does not change the
+ *  choice. */
 NQ_API enum nq_engine nq_auto_engine(int n, int threads);
 
-/** 1 when the engine reports unique counts, else 0. */
+/** 1 when the engine reports unique counts, else 0 (also for an engine out
+ *  of range, or not built). */
 NQ_API int nq_engine_has_unique(enum nq_engine engine);
 
 /** Schedule name ("default", "tasks", "dynamic", "guided", "static"), or NULL if out of range. */
 NQ_API const char *nq_schedule_name(enum nq_schedule schedule);
 
-/** Looks a schedule up by name.  Returns 0 and sets *schedule, or NQ_EINVAL_ARG. */
+/** Looks a schedule up by name.  Returns 0 and sets *schedule, or
+ *  NQ_EINVAL_ARG for a name that is no schedule's or a NULL name or
+ *  schedule (*schedule is then untouched). */
 NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
 
 /** Library version, "MAJOR.MINOR.PATCH". */
@@ -306,7 +322,8 @@ NQ_API const char *nq_version(void);
 
 /**
  * Writes v in decimal into buf (at least 40 bytes for any value) and
- * returns buf.  Returns NULL if size is too small.
+ * returns buf.  Returns NULL, writing nothing, when buf is NULL or size is
+ * too small.
  */
 NQ_API char *nq_u128_to_string(nq_u128 v, char *buf, size_t size);
 
@@ -346,33 +363,38 @@ typedef struct nq_job nq_job;
  */
 NQ_API int nq_job_create(nq_job **job, const nq_settings *s);
 
-/** Frees a job and sets *job to NULL; accepts NULL. */
+/** Frees a job and sets *job to NULL; accepts NULL (and a pointer to
+ *  NULL). */
 NQ_API void nq_job_free(nq_job **job);
 
-/** Number of units in the job. */
+/** Number of units in the job; 0 for a NULL job. */
 NQ_API uint64_t nq_job_units(const nq_job *job);
 
-/** Engine the job runs (never NQ_ENGINE_AUTO). */
+/** Engine the job runs (never NQ_ENGINE_AUTO); NQ_ENGINE_AUTO for a NULL
+ *  job. */
 NQ_API enum nq_engine nq_job_engine(const nq_job *job);
 
-/** Split depth the job uses (0 where the engine has none). */
+/** Split depth the job uses (0 where the engine has none, and for a NULL
+ *  job). */
 NQ_API int nq_job_split_depth(const nq_job *job);
 
 /**
  * A 64-bit identity of the job: engine, n, split depth and the exact unit
  * list.  Two jobs with the same identity solve the same units in the same
- * order, which is what a journal or an MPI peer must agree on.
+ * order, which is what a journal or an MPI peer must agree on.  0 for a
+ * NULL job.
  */
 NQ_API uint64_t nq_job_identity(const nq_job *job);
 
 /**
  * Solves units [first, first + count) with the pool on `threads`
- * threads (0 = OpenMP default), sharing them by the schedule of the
- * settings the job was created with, and adds their counts to *sum.
- * Returns 0; NQ_EINVAL_ARG for a NULL job or sum, a range outside the job
- * or a negative thread count; NQ_ENOMEM when the threads' working memory
- * cannot be had; or NQ_ECANCELLED if *cancel (may be NULL) was raised.  On
- * an error *sum holds nothing of this call.
+ * threads (0 = the default, as nq_settings.threads), sharing them by the
+ * schedule of the settings the job was created with, and adds their counts
+ * to *sum.  Returns 0; NQ_EINVAL_ARG for a NULL job or sum or a range
+ * outside the job; NQ_EINVAL_THREADS for a thread count outside 0..4096
+ * (or 0 with an OMP_NUM_THREADS that is no thread count); NQ_ENOMEM when
+ * the threads' working memory cannot be had; or NQ_ECANCELLED if *cancel
+ * (may be NULL) was raised.  On an error *sum holds nothing of this call.
  */
 NQ_API int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
                         nq_cancel_flag *cancel, nq_counts *sum);
@@ -397,11 +419,13 @@ NQ_API int nq_job_solve_unit(nq_job *job, uint64_t unit, nq_counts *out);
 typedef struct nq_solver nq_solver;
 
 /** Creates a solver for job.  Returns 0 and sets *solver, or
- *  NQ_EINVAL_ARG / NQ_ENOMEM. */
+ *  NQ_EINVAL_ARG (solver or job NULL; *solver, when it can be, is set
+ *  to NULL) / NQ_ENOMEM. */
 NQ_API int nq_solver_create(nq_solver **solver, nq_job *job);
 
-/** Solves unit `unit` of the solver's job into *out.  Returns 0 or
- *  NQ_EINVAL_ARG; never allocates. */
+/** Solves unit `unit` of the solver's job into *out.  Returns 0, or
+ *  NQ_EINVAL_ARG for a NULL solver or out or a unit past the job's last;
+ *  never allocates. */
 NQ_API int nq_solver_solve(nq_solver *solver, uint64_t unit, nq_counts *out);
 
 /** Frees a solver and sets *solver to NULL; accepts NULL. */
@@ -430,8 +454,9 @@ typedef struct nq_mitm_unit {
 } nq_mitm_unit;
 
 /**
- * Describes unit `unit` of a mitm job.  Returns 0, NQ_EINVAL_ARG for a bad
- * unit or a job of another engine, or NQ_EUNSUPPORTED when the job counts
+ * Describes unit `unit` of a mitm job.  Returns 0, NQ_EINVAL_ARG for a
+ * NULL job or out, a unit past the job's last or a job of another engine,
+ * or NQ_EUNSUPPORTED when the job counts
  * its board in one unit by a trivial search (n < 4).
  */
 NQ_API int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out);
@@ -439,7 +464,9 @@ NQ_API int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit 
 /**
  * Estimated peak bytes of a mitm count of n on `threads` threads: the
  * quarter store (n <= 23), the unit tables and each thread's working
- * memory.  0 when mitm cannot count n.
+ * memory.  0 when mitm cannot count n (n outside 1..27); a thread count
+ * below 1 counts as 1 (there is no error to return: callers keep threads
+ * to 1..NQ_MAX_THREADS, as the rest of the library does).
  */
 NQ_API size_t nq_mitm_memory_estimate(int n, int threads);
 
@@ -452,7 +479,8 @@ typedef int (*nq_solution_fn)(const int *cols, int n, void *user);
  * Calls fn for every solution of the n x n board in lexicographic order of
  * columns, stopping after `limit` solutions (0 = no limit) or when fn
  * returns non-zero.  Stores the number of calls in *emitted (may be NULL).
- * Returns 0, NQ_EINVAL_N or NQ_EINVAL_ARG.
+ * Returns 0, NQ_EINVAL_N for an n outside 1..32 or NQ_EINVAL_ARG for a
+ * NULL fn (then *emitted is 0).
  */
 NQ_API int nq_list_solutions(int n, uint64_t limit, nq_solution_fn fn, void *user,
                              uint64_t *emitted);

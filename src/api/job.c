@@ -64,38 +64,45 @@ void nq_job_free(nq_job **job)
     *job = NULL;
 }
 
+/* The accessors have no error to return: a NULL job reads as an empty
+ * one (no units, no engine, identity 0), as the header says. */
 uint64_t nq_job_units(const nq_job *job)
 {
-    return job->units;
+    return job ? job->units : 0;
 }
 
 enum nq_engine nq_job_engine(const nq_job *job)
 {
-    return job->ops->id;
+    return job ? job->ops->id : NQ_ENGINE_AUTO;
 }
 
 int nq_job_split_depth(const nq_job *job)
 {
-    return job->split_depth;
+    return job ? job->split_depth : 0;
 }
 
 uint64_t nq_job_identity(const nq_job *job)
 {
-    return job->identity;
+    return job ? job->identity : 0;
 }
 
 int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
                  atomic_int *cancel, nq_counts *sum)
 {
-    if (!job || !sum || first > job->units || count > job->units - first || threads < 0)
+    if (!job || !sum || first > job->units || count > job->units - first)
         return NQ_EINVAL_ARG;
+    /* 0 takes OMP_NUM_THREADS as the library reads it, which may refuse. */
+    const int resolved =
+        threads >= 0 && threads <= NQ_MAX_THREADS ? nq_resolve_threads(threads) : -1;
+    if (resolved < 1 || resolved > NQ_MAX_THREADS)
+        return NQ_EINVAL_THREADS;
     if (count == 0)
         return 0;
     nq_pool_run run = {
         .job = job,
         .first_unit = first,
         .unit_count = count,
-        .threads = nq_resolve_threads(threads),
+        .threads = resolved,
         .schedule = job->schedule,
         .cancel = cancel,
     };

@@ -12,6 +12,8 @@
 
 void nq_default_settings(nq_settings *s)
 {
+    if (!s) /* no error to return: nothing to fill */
+        return;
     memset(s, 0, sizeof *s);
     s->n = 8;
     s->threads = 0;
@@ -99,14 +101,17 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
         return refuse(detail, size, NQ_EINVAL_THREADS,
                       "thread count %d is out of range: allowed 1 to %d (0 = default)",
                       s->threads, NQ_MAX_THREADS);
+    const char *env = NULL;
+    if (s->threads == 0 && nq_env_threads(&env) < 0)
+        /* Named as given: no setting holds the bad value, and the OpenMP
+         * runtime's own reading of it (a wrapped 2^32, the first item of a
+         * list) is not what the user wrote. */
+        return refuse(detail, size, NQ_EINVAL_THREADS,
+                      "OMP_NUM_THREADS='%.64s%s' is not a thread count: expected one integer "
+                      "from 1 to %d", env, strlen(env) > 64 ? "..." : "", NQ_MAX_THREADS);
     if (s->threads == 0 && nq_resolve_threads(0) > NQ_MAX_THREADS) {
-        /* The default comes from the environment (or the core count): name
-         * where it came from, since no setting holds the bad value. */
-        const char *env = getenv("OMP_NUM_THREADS");
-        if (env && *env)
-            return refuse(detail, size, NQ_EINVAL_THREADS,
-                          "OMP_NUM_THREADS=%s asks for %d threads, out of range: allowed 1 to %d",
-                          env, nq_resolve_threads(0), NQ_MAX_THREADS);
+        /* The default comes from the core count: say so, since no setting
+         * holds the bad value. */
         return refuse(detail, size, NQ_EINVAL_THREADS,
                       "the default thread count %d (one per core) is out of range: allowed 1 "
                       "to %d; set a thread count", nq_resolve_threads(0), NQ_MAX_THREADS);

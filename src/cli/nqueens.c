@@ -11,15 +11,18 @@
  * the library resumes from, and SIGINT/SIGTERM/SIGHUP stop the run
  * cleanly: the journal is flushed, the command that resumes is printed,
  * and the exit status is 128 + the signal.  A second signal exits at once.
- * A result that cannot be written (full disk, closed stdout) exits 1.
+ * A result that cannot be written (full disk, closed stdout) exits 1;
+ * --output FILE writes it to a file instead, whole or not at all.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/console.h"
+#include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
+#include "cli/output.h"
 #include "cli/std_fds.h"
 #include "cli/version.h"
 #include "nqueens/nqueens.h"
@@ -50,6 +53,18 @@ static int run(int argc, char **argv)
         }
     }
 
+    /* A result that could not be saved would make the whole count vain. */
+    if (opt.output && nq_cli_output_check(PROG, opt.output) != 0) {
+        free(typed);
+        return 1;
+    }
+    /* Nor should a count start that runs out of memory on the way. */
+    const int memory = nq_cli_memory_check(
+        PROG, &opt.settings, nq_cli_default_threads(opt.settings.threads));
+    if (memory != 0) {
+        free(typed);
+        return memory;
+    }
     nq_cli_progress_view view;
     nq_cli_progress_setup(&opt, &view, PROG);
     opt.settings.cancel = &nq_cli_cancel;
@@ -65,6 +80,8 @@ static int run(int argc, char **argv)
     free(typed);
     if (ret < 0)
         return nq_cli_report_failure(PROG, ret, result.detail);
+    if (opt.output)
+        return nq_cli_output_write(PROG, opt.output, &opt, &result, 0);
     nq_cli_print_result(&opt, &result, 0);
     return 0;
 }

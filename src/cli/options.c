@@ -26,6 +26,7 @@ enum long_only {
     OPT_CHECKPOINT,
     OPT_RANK_TIMEOUT,
     OPT_SCHEDULE,
+    OPT_OUTPUT,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
     {"rank-timeout", required_argument, NULL, OPT_RANK_TIMEOUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -62,6 +64,8 @@ void nq_cli_usage(FILE *out, const char *prog)
             "                        static (default: dynamic)\n"
             "      --json            print one JSON object instead of text\n"
             "  -q, --quiet           print only the total (not with --json)\n"
+            "      --output FILE     write the result to FILE (replaced whole, synced)\n"
+            "                        instead of standard output\n"
             "      --solutions       list the solutions instead of counting them\n"
             "      --limit K         list at most K solutions (default: all, N <= %d only)\n"
             "      --format F        listing format: board, columns (default: board)\n"
@@ -216,6 +220,11 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
         opt->rank_timeout = (int)v;
         g->rank_timeout = 1;
         break;
+    case OPT_OUTPUT:
+        if (!*arg)
+            return bad(err, err_size, "invalid output file '': expected a path");
+        opt->output = arg;
+        break;
     case 'h': return NQ_CLI_HELP;
     case 'V': return NQ_CLI_VERSION;
     default: break;
@@ -270,6 +279,7 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
         {g->split_depth, "--split-depth"}, {opt->json, "--json"},
         {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
         {g->rank_timeout, "--rank-timeout"}, {g->schedule, "--schedule"},
+        {opt->output != NULL, "--output"},
     };
     for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
         if (counting[i].given)

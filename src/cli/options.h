@@ -38,6 +38,7 @@ typedef struct nq_cli_options {
     enum nq_cli_format format;
     enum nq_cli_progress progress;
     int rank_timeout; /* nqueens-mpi --rank-timeout, seconds; 0 = default */
+    const char *output; /* --output FILE: the result goes there (output.h), or NULL */
     double estimate; /* the library's expected seconds for the count, or -1 */
 } nq_cli_options;
 

@@ -8,15 +8,37 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "nqueens/nqueens.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+int nq_env_threads(const char **raw)
+{
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (raw)
+        *raw = env;
+    if (!env || !*env)
+        return 0;
+    long count = 0;
+    for (const char *p = env; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        count = count * 10 + (*p - '0');
+        if (count > NQ_MAX_THREADS)
+            return -1;
+    }
+    return count >= 1 ? (int)count : -1;
+}
+
 int nq_resolve_threads(int threads)
 {
     if (threads > 0)
         return threads;
+    const int env = nq_env_threads(NULL);
+    if (env != 0)
+        return env;
 #ifdef _OPENMP
     return omp_get_max_threads();
 #else

@@ -9,8 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Resolved thread count: threads > 0 as given, else the OpenMP default
- * (which honours OMP_NUM_THREADS), or 1 in a build without OpenMP. */
+/* Resolved thread count: threads > 0 as given, else OMP_NUM_THREADS as
+ * nq_env_threads() reads it, else the OpenMP default (one per core the
+ * process may use), or 1 in a build without OpenMP.  -1 when
+ * OMP_NUM_THREADS is set but not a thread count (nq_check_settings says
+ * so before any run). */
 int nq_resolve_threads(int threads);
 
 /* Threads for a parallel region that plans or estimates a job planned for
@@ -18,6 +21,12 @@ int nq_resolve_threads(int threads);
  * default, since under MPI a job is planned for every rank's threads and
  * each process has only its own share of them. */
 int nq_local_threads(int threads);
+/* OMP_NUM_THREADS read by the library itself, not by the OpenMP runtime,
+ * which misreads values it should refuse (0, 2^32, lists, junk).  Returns
+ * 0 when it is unset or empty, the count when it is one decimal integer
+ * from 1 to NQ_MAX_THREADS and nothing else, else -1; *raw (when not
+ * NULL) gets the value as given, or NULL when unset. */
+int nq_env_threads(const char **raw);
 
 /* Seconds on a monotonic clock. */
 double nq_now(void);

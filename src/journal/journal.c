@@ -6,8 +6,8 @@
  *   header   "NQJOURNL", version, header size, n, engine, split depth,
  *            record size, units, job identity, units per chunk, CRC-32
  *   records  type ("CHNK" or "DONE"), chunk index, total (128 bits),
- *            unique (128 bits), 8 reserved zero bytes, CRC-32 of the
- *            record's first 60 bytes
+ *            unique (128 bits), the job identity, CRC-32 of the record's
+ *            first 60 bytes (so the checksum is keyed by the identity)
  *
  * A CHNK record says one chunk finished with those counts; the single DONE
  * record, last, holds the run's final counts.  Records are only ever
@@ -17,6 +17,11 @@
  * good ones after it means the file was damaged some other way and is
  * refused untouched.  Fixed-size records keep every record boundary on a
  * 64-byte multiple, so a write cut short at a page boundary tears nothing.
+ *
+ * Each record carries its job's identity under its checksum: a record
+ * copied from another job's journal (journals concatenated, a tail pasted
+ * on) has a valid checksum but another identity, and is refused as another
+ * job's instead of being counted or taken for a torn tail.
  *
  * Workers record chunks into a memory buffer under a mutex; whoever owns
  * the journal (the monitor thread) flushes that buffer with write() and
@@ -36,9 +41,10 @@
 #include "journal/journal.h"
 
 #define JOURNAL_MAGIC "NQJOURNL"
-/* Version 2 dropped the node count that version 1 records carried (no
- * engine counted nodes). */
-#define JOURNAL_VERSION 2u
+/* Version 3 binds each record to its job (the identity under its
+ * checksum); version 2 records held 8 reserved zero bytes there, and
+ * version 1 records a node count. */
+#define JOURNAL_VERSION 3u
 #define BLOCK 64u /* header and record size */
 #define CRC_AT 60u /* the checksum covers the 60 bytes before it */
 #define REC_CHUNK UINT32_C(0x4b4e4843) /* "CHNK" as little-endian bytes */
@@ -50,6 +56,7 @@ struct nq_journal {
     char shown[NQ_JOURNAL_SHOWN_MAX]; /* the path as messages show it */
     int fd;
     uint64_t units, chunk_units, chunks;
+    uint64_t identity;     /* the job's, carried by every record */
     unsigned char *done;   /* loaded at open; never changed afterwards */
     nq_counts resumed;     /* sum of the chunks loaded at open */
     uint64_t resumed_units;
@@ -164,13 +171,15 @@ static int decode_header(const unsigned char *b, header *h, const char **why)
     return 0;
 }
 
-static void encode_record(unsigned char *b, uint32_t type, uint64_t chunk, const nq_counts *c)
+static void encode_record(unsigned char *b, uint32_t type, uint64_t chunk, const nq_counts *c,
+                          uint64_t identity)
 {
     memset(b, 0, BLOCK);
     put32(b, type);
     put64(b + 8, chunk);
     put128(b + 16, c->total);
     put128(b + 32, c->unique);
+    put64(b + 48, identity);
     put32(b + CRC_AT, nq_crc32(0, b, CRC_AT));
 }
 
@@ -262,6 +271,7 @@ typedef struct scan {
     uint64_t torn_bytes;  /* bytes after it that a crash left (to discard) */
     int has_done;
     nq_counts done_counts;
+    uint64_t chunk_records; /* CHNK records read (a chunk recorded twice counts twice) */
 } scan;
 
 /* Takes one record with a valid checksum, at file offset off, into j and
@@ -273,6 +283,16 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
     const uint32_t type = get32(r);
     const uint64_t chunk = get64(r + 8);
     const nq_counts c = {get128(r + 16), get128(r + 32)};
+    const uint64_t identity = get64(r + 48);
+    if (identity != j->identity) {
+        /* Intact, but written for another job: never counted, and not a
+         * torn tail to cut either (the file is left as it is). */
+        say(detail, size, "journal '%s' holds a record of another job at offset %llu (job "
+            "identity %016llx, this journal's is %016llx): records of another journal were "
+            "added to it", j->shown, (unsigned long long)off, (unsigned long long)identity,
+            (unsigned long long)j->identity);
+        return NQ_EJOURNAL_MISMATCH;
+    }
     if (sc->has_done) {
         say(detail, size, "journal '%s' is damaged: a record follows the completion record "
             "(offset %llu)", j->shown, (unsigned long long)off);
@@ -282,6 +302,7 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
         sc->has_done = 1;
         sc->done_counts = c;
     } else if (type == REC_CHUNK && chunk < j->chunks) {
+        sc->chunk_records++;
         /* A chunk recorded twice (e.g. handed out again under MPI) is
          * harmless when both records agree. */
         if (!j->done[chunk]) {
@@ -356,8 +377,8 @@ static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t 
     }
     if (valid)
         say(detail, size, "journal '%s' is damaged: the record at offset %llu fails its checksum "
-            "and %llu valid record%s follow it", j->shown, (unsigned long long)sc->valid_end,
-            (unsigned long long)valid, valid == 1 ? "" : "s");
+            "and %llu valid record%s it", j->shown, (unsigned long long)sc->valid_end,
+            (unsigned long long)valid, valid == 1 ? " follows" : "s follow");
     else
         say(detail, size, "journal '%s' is damaged: the record at offset %llu fails its checksum "
             "and the %llu bytes after it hold no valid record (more than a torn last record)",
@@ -411,6 +432,7 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
     j->fd = -1;
     j->units = job->units;
     j->chunk_units = chunk_units;
+    j->identity = job->identity;
     j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
     const size_t flags = j->chunks ? (size_t)j->chunks : 1;
     const size_t bytes = (size_t)(j->chunks + 1) * BLOCK; /* every chunk once, plus DONE */
@@ -465,9 +487,9 @@ static int cut_torn_tail(nq_journal *j, const scan *sc,
         char line[NQ_JOURNAL_DETAIL_MAX + 64];
         snprintf(line, sizeof line,
                  "journal '%s': discarded a torn last record (%llu bytes at offset %llu), "
-                 "kept %llu finished chunks",
+                 "kept %llu finished chunk%s",
                  j->shown, (unsigned long long)sc->torn_bytes, (unsigned long long)sc->valid_end,
-                 (unsigned long long)((sc->valid_end - BLOCK) / BLOCK));
+                 (unsigned long long)sc->chunk_records, sc->chunk_records == 1 ? "" : "s");
         notice(line, user);
     }
     return 0;
@@ -576,7 +598,7 @@ int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts)
     if (!j->done[chunk] && !j->recorded[chunk] && !j->complete) {
         j->recorded[chunk] = 1;
         nq_counts_add(&j->recorded_sum, counts);
-        encode_record(j->pending + j->pending_len, REC_CHUNK, chunk, counts);
+        encode_record(j->pending + j->pending_len, REC_CHUNK, chunk, counts, j->identity);
         j->pending_len += BLOCK;
     }
     pthread_mutex_unlock(&j->lock);
@@ -642,7 +664,7 @@ int nq_journal_finish(nq_journal *j)
     nq_counts final = j->resumed;
     nq_counts_add(&final, &j->recorded_sum);
     if (all) {
-        encode_record(j->pending + j->pending_len, REC_DONE, j->chunks, &final);
+        encode_record(j->pending + j->pending_len, REC_DONE, j->chunks, &final, j->identity);
         j->pending_len += BLOCK;
         j->complete = 1;
     }

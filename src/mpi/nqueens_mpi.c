@@ -31,8 +31,10 @@
 #include "api/duration.h"
 #include "api/plan.h"
 #include "cli/console.h"
+#include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
+#include "cli/output.h"
 #include "cli/std_fds.h"
 #include "cli/version.h"
 #include "mpi/closing.h"
@@ -72,6 +74,15 @@ static int act_on_rank0(int action, const char *err, program *pg)
     }
     if (pg->opt.list) /* listing is quick and sequential: rank 0 alone does it */
         return nq_cli_list(&pg->opt, PROG);
+    /* Under mpiexec the result may be safe only in this file: a count whose
+     * result cannot be saved does not start. */
+    if (pg->opt.output && nq_cli_output_check(PROG, pg->opt.output) != 0)
+        return 1;
+    /* Rank 0 checks the memory of its own node for its own threads (the
+     * other ranks' nodes are taken to be alike). */
+    const int memory = nq_cli_memory_check(PROG, &pg->opt.settings, pg->threads);
+    if (memory != 0)
+        return memory;
     return PLAN_RUN;
 }
 
@@ -143,6 +154,8 @@ static int report(int ret, const char *message, const program *pg, const nq_plan
         fprintf(stderr, PROG ": %s\n", message[0] ? message : nq_strerror(ret));
         return 1;
     }
+    if (pg->opt.output)
+        return nq_cli_output_write(PROG, pg->opt.output, &pg->opt, r, pg->ranks);
     nq_cli_print_result(&pg->opt, r, pg->ranks);
     return 0;
 }
@@ -288,6 +301,8 @@ int main(int argc, char **argv)
     char err[256] = "";
     int action = nq_cli_parse_mpi(argc, argv, &pg.opt, err, sizeof err);
     pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
+    if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
+        pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
     MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;

@@ -7,8 +7,8 @@
  * gets past the checksums to the records' meaning:
  *   0  the bytes as they are;
  *   1  a valid header for the job, then the bytes;
- *   2  as 1, with the CRC of every whole 64-byte record after the header
- *      made right.
+ *   2  as 1, with every whole 64-byte record after the header given the
+ *      job's identity and its CRC made right.
  * Besides the sanitizers' checks, what an accepted journal says is
  * checked: no more units resumed than the job has, done flags agreeing
  * with them, and a completed journal has every chunk.
@@ -48,7 +48,7 @@ static void header(unsigned char *b)
 {
     memset(b, 0, BLOCK);
     memcpy(b, "NQJOURNL", 8);
-    put32(b + 8, 2);
+    put32(b + 8, 3);
     put32(b + 12, BLOCK);
     put32(b + 16, (uint32_t)job->n);
     put32(b + 20, (uint32_t)job->ops->id);
@@ -101,8 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (mode)
         header(file);
     memcpy(file + prefix, data + 1, size - 1);
-    for (size_t r = BLOCK; mode == 2 && r + BLOCK <= len; r += BLOCK)
+    for (size_t r = BLOCK; mode == 2 && r + BLOCK <= len; r += BLOCK) {
+        put64(file + r + 48, job->identity);
         put32(file + r + 60, nq_crc32(0, file + r, 60));
+    }
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(file, 1, len, f) != len || fclose(f) != 0)
         abort();

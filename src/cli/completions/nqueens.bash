@@ -42,7 +42,7 @@ _nqueens()
     case $_nq_prev in
     -e | --engine) _nqueens_offer "auto plain mirror full mitm" "$_nq_cur"; return ;;
     --format) _nqueens_offer "board columns" "$_nq_cur"; return ;;
-    --checkpoint) _nqueens_files "$_nq_cur"; return ;;
+    --checkpoint | --output) _nqueens_files "$_nq_cur"; return ;;
     --split-depth) _nqueens_offer "1 2 3 4 5 6 7 8" "$_nq_cur"; return ;;
     --schedule) _nqueens_offer "tasks dynamic guided static" "$_nq_cur"; return ;;
     -t | --threads | --limit | --rank-timeout) return ;; # a number: nothing to offer
@@ -50,7 +50,7 @@ _nqueens()
     if [[ $_nq_cur == -* ]]; then
         local mpi_only=""
         [[ ${COMP_WORDS[0]##*/} == nqueens-mpi ]] && mpi_only="--rank-timeout"
-        _nqueens_offer "-t --threads -e --engine --split-depth --schedule --json -q --quiet
+        _nqueens_offer "-t --threads -e --engine --split-depth --schedule --json -q --quiet --output
             --solutions --limit --format --progress --no-progress --checkpoint
             -h --help -V --version $mpi_only" "$_nq_cur"
     fi
