@@ -20,7 +20,9 @@
 #
 # Exits 77 (meson's SKIP) when the Slurm or munge daemons are not installed
 # (`NQ_EXTRA_PACKAGES="slurmctld slurmd slurm-client munge" bash .ci/setup`
-# installs them), 1 when the cluster does not start, showing its logs.
+# installs them), or 1 with NQ_SLURM_REQUIRED=1 (CI); 1 when the cluster
+# does not start, showing its logs.  The daemons fork into the background:
+# if this script is killed with SIGKILL, `cluster.sh stop DIR` ends them.
 set -euo pipefail
 
 SBIN=(munged slurmctld slurmd)
@@ -30,6 +32,7 @@ need_daemons() {
     for d in "${SBIN[@]}" sbatch srun sinfo; do
         if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$d" >/dev/null 2>&1; then
             echo "cluster.sh: $d is not installed (Debian: slurmctld slurmd slurm-client munge)" >&2
+            [ "${NQ_SLURM_REQUIRED:-0}" = 1 ] && exit 1
             exit 77
         fi
     done
@@ -42,11 +45,21 @@ free_port() {
 
 show_logs() {
     local dir=$1 f
-    for f in "$dir"/munged.log "$dir"/slurmctld.log "$dir"/slurmd.log; do
+    for f in "$dir"/daemons.out "$dir"/munged.log "$dir"/slurmctld.log "$dir"/slurmd.log; do
         [ -f "$f" ] || continue
         echo "--- $f (last 40 lines)" >&2
         tail -n 40 "$f" >&2
     done
+}
+
+# Starts a daemon (it forks into the background) with its standard streams
+# open: where one is closed (CI runs with no standard input) the daemon
+# would take that number for a file or socket that its own redirection to
+# /dev/null then replaces, and slurmd then fails every task launch.
+daemon() {
+    local dir=$1
+    shift
+    "$@" </dev/null >>"$dir/daemons.out" 2>&1
 }
 
 start() {
@@ -62,7 +75,7 @@ start() {
     # and daemons find this munged through AuthInfo/CredType below.
     dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 status=none
     chmod 0400 "$dir/munge.key"
-    munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" \
+    daemon "$dir" munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" \
         --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
         --seed-file="$dir/munged.seed" || { show_logs "$dir"; return 1; }
 
@@ -117,8 +130,8 @@ EOF
     [ -n "$cpus" ] || { echo "cluster.sh: 'slurmd -C' printed no CPUs" >&2; return 1; }
 
     export SLURM_CONF="$dir/slurm.conf"
-    slurmctld -f "$SLURM_CONF" || { show_logs "$dir"; return 1; }
-    slurmd -f "$SLURM_CONF" || { show_logs "$dir"; return 1; }
+    daemon "$dir" slurmctld -f "$SLURM_CONF" || { show_logs "$dir"; return 1; }
+    daemon "$dir" slurmd -f "$SLURM_CONF" || { show_logs "$dir"; return 1; }
 
     # Ready when the node is idle (it registers within a second or two;
     # 60 s allows for a loaded machine).
@@ -183,6 +196,10 @@ run)
     trap 'exit 130' INT
     trap 'exit 143' TERM
     start "$dir" >/dev/null || exit 1
+    # A watcher in a session of its own stops the cluster if this script is
+    # killed before its trap can (meson sends SIGKILL to a timed-out test's
+    # process group half a second after SIGTERM).
+    setsid bash "$0" reap "$$" "$dir" </dev/null >/dev/null 2>&1 &
     export SLURM_CONF="$dir/slurm.conf"
     "$@" &
     child=$!
@@ -190,6 +207,12 @@ run)
     wait "$child" || status=$?
     child=
     exit "$status"
+    ;;
+reap)
+    # reap PID DIR (for run): once process PID has ended, stop DIR's cluster.
+    [ $# -eq 3 ] || exit 2
+    while kill -0 "$2" 2>/dev/null && [ -d "$3" ]; do sleep 1; done
+    stop "$3"
     ;;
 *)
     echo "usage: cluster.sh start DIR | stop DIR | run CMD [ARG...]" >&2

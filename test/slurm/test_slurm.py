@@ -11,7 +11,8 @@ so that a one-node cluster is up (SLURM_CONF set) while it runs.  Checks:
 * the README's Slurm script, taken from the README itself, submitted with
   the README's `sbatch nqueens.sbatch 17`, prints the known total;
 * ranks started by `srun --mpi=pmix` count what `mpiexec` counts, and the
-  known totals, for several N, engines, rank and thread counts;
+  known totals, for several N, engines, rank and thread counts; `mpiexec`
+  inside an allocation (`salloc`) runs on the ranks Slurm gave it;
 * `scancel --signal=TERM` (SIGTERM to the ranks alone): the job ends with
   exit code 143, its output says it was interrupted and how to resume, the
   journal holds every subproblem that was done (the resubmitted job resumes
@@ -26,6 +27,7 @@ so that a one-node cluster is up (SLURM_CONF set) while it runs.  Checks:
 Every job runs in a fresh temporary submit folder.  The known totals are
 read from test/known.h, the tests' published counts.
 """
+import json
 import os
 import re
 import shutil
@@ -79,7 +81,8 @@ def readme_script():
 
 def slurm(*args, timeout=60):
     """Runs a Slurm command; its stdout, or a failure showing both streams."""
-    p = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=timeout)
+    p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       env=ENV, timeout=timeout)
     if p.returncode != 0:
         raise AssertionError(f"{' '.join(args)}: exit {p.returncode}\n{p.stdout}{p.stderr}")
     return p.stdout
@@ -91,11 +94,34 @@ def job_fields(job):
     return dict(re.findall(r"(\w+)=(\S*)", text))
 
 
+def cluster_logs():
+    """The last lines of the cluster's logs, for a failure message."""
+    folder = os.path.dirname(os.environ["SLURM_CONF"])
+    text = ""
+    for name in ("daemons.out", "slurmctld.log", "slurmd.log"):
+        try:
+            with open(os.path.join(folder, name)) as f:
+                text += f"--- {name}\n" + "".join(f.readlines()[-20:])
+        except OSError:
+            pass
+    return text
+
+
+def live_fields(job):
+    """job_fields, failing at once if Slurm could not launch the job (it then
+    requeues it and holds it: waiting would only time out)."""
+    fields = job_fields(job)
+    if fields.get("Restarts", "0") != "0" or "launch" in fields.get("Reason", "").lower():
+        raise AssertionError(f"job {job} could not be launched ({fields.get('Reason')})\n"
+                             + cluster_logs())
+    return fields
+
+
 def wait_job(job, limit=JOB_TIMEOUT):
     """Waits until the job has ended; its scontrol fields."""
     deadline = time.time() + limit
     while time.time() < deadline:
-        fields = job_fields(job)
+        fields = live_fields(job)
         if fields["JobState"] not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING",
                                       "SUSPENDED", "REQUEUED"):
             return fields
@@ -106,7 +132,7 @@ def wait_job(job, limit=JOB_TIMEOUT):
 def wait_running(job, limit=120):
     deadline = time.time() + limit
     while time.time() < deadline:
-        state = job_fields(job)["JobState"]
+        state = live_fields(job)["JobState"]
         if state == "RUNNING":
             return
         if state not in ("PENDING", "CONFIGURING"):
@@ -136,12 +162,14 @@ def wait_records(path, limit=120):
 
 class Slurm(unittest.TestCase):
     def setUp(self):
+        self.started = time.time()
         self.dir = tempfile.mkdtemp(prefix="nq-slurm-job.")
         with open(os.path.join(self.dir, SCRIPT_NAME), "w") as f:
             f.write(readme_script())
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+        print(f"{self._testMethodName}: {time.time() - self.started:.1f} s", file=sys.stderr)
 
     def submit(self, *args):
         """`sbatch [options] nqueens.sbatch ARGS...` in the submit folder,
@@ -204,11 +232,19 @@ class Slurm(unittest.TestCase):
                          f"--cpus-per-task={threads}", *args, timeout=300)
             mpiexec = subprocess.run(
                 ["mpiexec", "-n", str(ranks), "--oversubscribe", "--bind-to", "none", *args],
-                capture_output=True, text=True, env=ENV, timeout=300)
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, env=ENV, timeout=300)
             self.assertEqual(mpiexec.returncode, 0, mpiexec.stderr)
             with self.subTest(n=n, engine=engine, ranks=ranks, threads=threads):
                 self.assertEqual(int(srun), int(mpiexec.stdout), (srun, mpiexec.stdout))
                 self.assertEqual(int(srun), KNOWN[n])
+
+    def test_mpiexec_in_an_allocation(self):
+        # Open MPI's mpiexec takes its slots from Slurm's environment.
+        out = slurm("salloc", "--ntasks=2", "--cpus-per-task=1", "mpiexec", "--bind-to", "none",
+                    NQUEENS_MPI, "16", "-t", "1", "--json", timeout=300)
+        result = json.loads(out)
+        self.assertEqual(result["ranks"], 2, out)
+        self.assertEqual(result["total"], KNOWN[16], out)
 
     def test_scancel_term_then_resubmit(self):
         # sbatch nqueens.sbatch 17 -e mirror; scancel --signal=TERM JOB
