@@ -25,7 +25,7 @@ so that a one-node cluster is up (SLURM_CONF set) while it runs.  Checks:
   the resubmitted job still resumes from the journal to the known total.
 
 Every job runs in a fresh temporary submit folder.  The known totals are
-read from test/known.h, the tests' published counts.
+read from src/reference/known.h, the published counts.
 """
 import json
 import os
@@ -49,8 +49,9 @@ JOB_TIMEOUT = 600
 
 
 def read_known():
-    """known_total[] from test/known.h: {n: total}."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "known.h")
+    """known_total[] from src/reference/known.h: {n: total}."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src",
+                        "reference", "known.h")
     with open(path) as f:
         text = f.read()
     body = re.search(r"known_total\[\d+\]\s*=\s*\{(.*?)\};", text, re.S).group(1)
