@@ -464,7 +464,7 @@ NQ_API int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit 
 /**
  * Estimated peak bytes of a mitm count of n on `threads` threads: the
  * quarter store (n <= 23), the unit tables and each thread's working
- * memory.  0 when mitm cannot count n (n outside 1..27); a thread count
+ * memory.  0 when mitm cannot count n (n outside 1..28); a thread count
  * below 1 counts as 1 (there is no error to return: callers keep threads
  * to 1..NQ_MAX_THREADS, as the rest of the library does).
  */
