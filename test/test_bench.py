@@ -532,8 +532,8 @@ class BadArguments(unittest.TestCase):
 
     def test_case_that_cannot_be_measured(self):
         # A sweep with a case the engine cannot count measures nothing and says why.
-        self.assert_usage_error(["-n", "28", "-e", "mitm", "-t", "1"], "N=28")
-        self.assert_usage_error(["-n", "12,28", "-e", "mirror,mitm", "-t", "1"], "N=28")
+        self.assert_usage_error(["-n", "29", "-e", "mitm", "-t", "1"], "N=29")
+        self.assert_usage_error(["-n", "12,29", "-e", "mirror,mitm", "-t", "1"], "N=29")
 
     def test_bad_run_counts(self):
         self.assert_usage_error(["--min-runs", "0"], "--min-runs")
