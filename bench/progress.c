@@ -126,7 +126,8 @@ void bench_progress(sweep_state *st, int i, int run, int warmup)
     if (!isnan(seconds)) {
         char d[32];
         format_duration(seconds, d, sizeof d);
-        snprintf(left, sizeof left, "%s%s left", seconds < 1 || seconds >= 360000 ? "" : "about ", d);
+        const int vague = seconds < 1 || seconds >= 360000; /* "under 1 s", "over 100 h" */
+        snprintf(left, sizeof left, "%s%s left", vague ? "" : "about ", d);
     }
     if (st->tty)
         fputs("\r\033[K", stderr);
