@@ -328,7 +328,8 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         break;
     case OPT_PROJECT:
         if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
-            die_usage("invalid run count '%s' for --project: expected an integer from 1 to 1000000", arg);
+            die_usage("invalid run count '%s' for --project: expected an integer from 1 to "
+                      "1000000", arg);
         o->project = value;
         o->mode = MODE_PROJECT;
         break;

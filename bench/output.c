@@ -180,7 +180,8 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
 {
     fputs("{\n  \"command\": ", f);
     put_json_string(f, m->command);
-    fprintf(f, ",\n  \"complete\": %s,\n  \"machine\": {\"library\": ", complete ? "true" : "false");
+    fprintf(f, ",\n  \"complete\": %s,\n  \"machine\": {\"library\": ",
+            complete ? "true" : "false");
     put_json_string(f, m->library);
     put_json_pair(f, "cpu", m->cpu);
     fprintf(f, ", \"cores\": %d, \"physical_cores\": %d, \"smt\": %d, \"numa_nodes\": %d",
@@ -280,7 +281,8 @@ int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *case
             m->cpu, m->cores, m->physical_cores, m->smt, m->smt == 1 ? "" : "s", m->numa_nodes,
             m->numa_nodes == 1 ? "" : "s", m->governor, m->kernel, m->load[0], m->compiler,
             m->openmp);
-    fputs("| engine | N | schedule | binding | threads | runs | median s | mean ± σ s | min s | max s | CPU s | "
+    fputs("| engine | N | schedule | binding | threads | runs | median s | mean ± σ s | min s | "
+          "max s | CPU s | "
           "speedup | efficiency | Karp–Flatt | model | warnings |\n"
           "|---|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n", f);
     for (int i = 0; i < count; i++) {

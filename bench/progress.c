@@ -96,7 +96,9 @@ static double time_left(const sweep_state *st)
 
 static void format_duration(double s, char *buf, size_t size)
 {
-    if (s < 1)
+    if (s >= 360000)
+        snprintf(buf, size, "over 100 h");
+    else if (s < 1)
         snprintf(buf, size, "under 1 s");
     else if (s < 60)
         snprintf(buf, size, "%.0f s", ceil(s));
@@ -124,7 +126,8 @@ void bench_progress(sweep_state *st, int i, int run, int warmup)
     if (!isnan(seconds)) {
         char d[32];
         format_duration(seconds, d, sizeof d);
-        snprintf(left, sizeof left, "%s%s left", seconds < 1 ? "" : "about ", d);
+        const int vague = seconds < 1 || seconds >= 360000; /* "under 1 s", "over 100 h" */
+        snprintf(left, sizeof left, "%s%s left", vague ? "" : "about ", d);
     }
     if (st->tty)
         fputs("\r\033[K", stderr);

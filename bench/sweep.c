@@ -162,12 +162,12 @@ static void case_warnings(sweep_state *st, const bench_case *bc)
              st->o->bind_count ? ", " : "", st->o->bind_count ? bc->proc_bind : "",
              st->o->bind_count ? "/" : "", st->o->bind_count ? bc->places : "");
     if (bc->warnings & BENCH_WARN_SPREAD)
-        bench_warn(st, "%s: the runs spread widely (mean %.4f s, sigma %.0f%%, min %.4f, max %.4f): "
-                 "more runs (--precision) or a quieter machine", what, bc->mean,
-             100 * bc->sd / bc->mean, bc->min, bc->max);
+        bench_warn(st, "%s: the runs spread widely (mean %.4f s, sigma %.0f%%, min %.4f, "
+                       "max %.4f): more runs (--precision) or a quieter machine",
+                   what, bc->mean, 100 * bc->sd / bc->mean, bc->min, bc->max);
     if (bc->warnings & BENCH_WARN_BUSY)
-        bench_warn(st, "%s: wall time %.4f s exceeds CPU time %.4f s on one thread: the machine is "
-                 "busy", what, bc->median, bc->cpu_median);
+        bench_warn(st, "%s: wall time %.4f s exceeds CPU time %.4f s on one thread: the "
+                       "machine is busy", what, bc->median, bc->cpu_median);
 }
 
 /* Fills speedup, efficiency, Karp-Flatt and vs_plain of cases[i] from the

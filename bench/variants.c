@@ -174,7 +174,8 @@ void bench_variant_write(FILE *f, const bench_case *c)
 {
     char expected[48];
     fprintf(f, "case %s %d %d %s %d %llu %d %d %s %s %s %d\n", nq_engine_name(c->engine), c->n,
-            c->threads, nq_schedule_name(c->schedule), c->split_depth, (unsigned long long)c->units, c->checked, c->correct,
+            c->threads, nq_schedule_name(c->schedule), c->split_depth,
+            (unsigned long long)c->units, c->checked, c->correct,
             nq_u128_to_string(c->expected, expected, sizeof expected), c->proc_bind, c->places,
             c->repeats);
     for (int r = 0; r < c->repeats; r++) {

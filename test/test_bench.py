@@ -531,7 +531,8 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["--n", "8", "--plot", "out.png"], "rsvg-convert")
 
     def test_case_that_cannot_be_measured(self):
-        # A sweep with a case the engine cannot count measures nothing and says why.
+        # A sweep with a case the engine cannot count measures nothing and
+        # says why (mitm counts up to N = 28).
         self.assert_usage_error(["-n", "29", "-e", "mitm", "-t", "1"], "N=29")
         self.assert_usage_error(["-n", "12,29", "-e", "mirror,mitm", "-t", "1"], "N=29")
 
