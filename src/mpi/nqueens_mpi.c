@@ -13,11 +13,13 @@
  * leaves with the same decision, so mpiexec's exit status is the run's: 0,
  * 2 for bad input (a journal that cannot be used, is in use, or is another
  * run's), 1 for a failure (a journal write failing mid-run, a rank lost, a
- * result rank 0 cannot write), 128 + signal when interrupted.  A rank that
- * stalls is left behind (its chunks go to the others); since it cannot
- * reach MPI_Finalize, rank 0 then ends the job with MPI_Abort once the
- * result is out: exit status 3 when the count is complete (the total
- * printed is exact).
+ * result rank 0 cannot write, --output included), 128 + signal when rank
+ * 0 was interrupted.  A rank that stalls is left behind (its chunks go to
+ * the others); since it cannot reach MPI_Finalize, rank 0 then ends the
+ * job with MPI_Abort once the result is out: exit status 3 when the count
+ * is complete (the total printed is exact).  Another rank that gets a
+ * signal leaves the same way, at once and cleanly: the job completes and
+ * exits 3 too.
  */
 #include <inttypes.h>
 #include <pthread.h>
