@@ -129,8 +129,14 @@ typedef struct nq_progress {
     uint64_t units_resumed; /**< units taken from the journal at start */
     double elapsed;       /**< seconds since this process started the run */
     double rate;          /**< units per second over this process's run */
-    double eta;           /**< estimated seconds left, or -1 when unknown */
+    double eta;           /**< estimated seconds left, or -1 when unknown; by work
+                               when work_fraction is known, else by units */
     int final;            /**< 1 on the last call of a run */
+    /** The share of the run's work done (0..1, resumed units included):
+     *  units weighted by the engine's relative cost estimate, which
+     *  nq_count() makes when settings.estimate is set.  -1 when unknown
+     *  (no estimate asked, a one-unit job, before the estimate). */
+    double work_fraction;
 } nq_progress;
 
 typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);

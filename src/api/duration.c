@@ -98,5 +98,9 @@ void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
     nq_calibration cal;
     if (nq_calibrate(&cfg, &cal) == 0 && cal.units > 0 && !(stop && atomic_load(stop)))
         deliver(&er, &cal);
+    /* The same costs weigh the progress (work, not units, done); after the
+     * sample, so that the pace the ETA is measured from is the run's.
+     * Progress by units remains when this fails. */
+    (void)nq_ledger_set_weights(run->ledger, costs);
     free(costs);
 }

@@ -120,15 +120,20 @@ static void draw_bar(char *out, size_t width, double fraction)
  * terminal's width, so it never wraps (erase-line clears one row only, and
  * a wrapped line would leave its first rows behind): the pieces that do
  * not fit are left out, least important first, and a bar takes the room
- * left.  A one-unit job (plain) has no fraction to show, so its line says
- * so and gives the elapsed time alone. */
+ * left.  The fraction and the ETA are by work when the library gives it.
+ * A one-unit job (plain) has no fraction to show, so its line says so and
+ * gives the elapsed time alone. */
 static void show_progress(const nq_progress *p, void *user)
 {
     nq_cli_progress_view *v = user;
     char elapsed[32], eta[32], words[32];
     char count[64], pct[16], ela[48], eta_piece[48], rate_piece[48], expected[64] = "";
-    const double fraction =
-        p->units_total ? (double)p->units_done / (double)p->units_total : 1.0;
+    /* By work when the library weighed the units (their costs differ by
+     * orders of magnitude, so a count of units runs ahead of the time),
+     * else by units. */
+    const double fraction = p->work_fraction >= 0 ? p->work_fraction
+                            : p->units_total  ? (double)p->units_done / (double)p->units_total
+                                              : 1.0;
     const double rate = current_rate(v, p);
     const int one_unit = p->units_total == 1;
     format_duration(p->elapsed, elapsed, sizeof elapsed);

@@ -28,6 +28,9 @@ struct nq_ledger {
     uint64_t given_back_len;
     uint64_t finished;       /* chunks finished, resumed ones included */
     nq_counts counts;
+    uint64_t *weight;        /* per chunk, of NQ_LEDGER_WORK in all; NULL until set */
+    atomic_uint_fast64_t work_done; /* weights of the finished chunks */
+    atomic_uint_fast64_t work_total; /* 0 until weights are set */
     int closed;
 };
 
@@ -62,6 +65,8 @@ int nq_ledger_create(nq_ledger **out, uint64_t units, uint64_t chunk_units, nq_j
         l->units_resumed = nq_journal_resumed_units(journal);
     }
     atomic_init(&l->units_done, l->units_resumed);
+    atomic_init(&l->work_done, 0);
+    atomic_init(&l->work_total, 0);
     *out = l;
     return 0;
 }
@@ -73,6 +78,7 @@ void nq_ledger_free(nq_ledger **lp)
     nq_ledger *l = *lp;
     pthread_mutex_destroy(&l->lock);
     free(l->resumed);
+    free(l->weight);
     free(l->state);
     free(l->given_back);
     free(l);
@@ -151,6 +157,9 @@ int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts)
         l->state[c] = CHUNK_FINISHED;
         l->finished++;
         nq_counts_add(&l->counts, counts);
+        /* Under the lock, so that weights set meanwhile count it once. */
+        if (l->weight)
+            atomic_fetch_add_explicit(&l->work_done, l->weight[c], memory_order_relaxed);
     }
     pthread_mutex_unlock(&l->lock);
     if (!first)
@@ -189,4 +198,58 @@ int nq_ledger_complete(nq_ledger *l)
     const int all = l->finished >= l->chunks;
     pthread_mutex_unlock(&l->lock);
     return all;
+}
+
+int nq_ledger_set_weights(nq_ledger *l, const double *costs)
+{
+    if (!costs || l->chunks == 0)
+        return NQ_EINVAL_ARG;
+    uint64_t *weight = malloc((size_t)l->chunks * sizeof *weight);
+    double *sums = malloc((size_t)l->chunks * sizeof *sums);
+    if (!weight || !sums) {
+        free(weight);
+        free(sums);
+        return NQ_ENOMEM;
+    }
+    double all = 0;
+    for (uint64_t c = 0; c < l->chunks; c++) {
+        const uint64_t first = c * l->chunk_units, end = first + nq_ledger_chunk_size(l, c);
+        sums[c] = 0;
+        for (uint64_t u = first; u < end; u++)
+            sums[c] += costs[u] > 0 ? costs[u] : 0;
+        all += sums[c];
+    }
+    if (!(all > 0)) {
+        free(weight);
+        free(sums);
+        return NQ_EINVAL_ARG;
+    }
+    uint64_t total = 0;
+    for (uint64_t c = 0; c < l->chunks; c++) {
+        /* At least 1, so that every chunk moves the fraction. */
+        weight[c] = (uint64_t)(sums[c] / all * (double)NQ_LEDGER_WORK + 0.5);
+        weight[c] += weight[c] == 0;
+        total += weight[c];
+    }
+    free(sums);
+    pthread_mutex_lock(&l->lock);
+    uint64_t done = 0;
+    for (uint64_t c = 0; c < l->chunks; c++)
+        if (l->state[c] == CHUNK_FINISHED)
+            done += weight[c];
+    free(l->weight);
+    l->weight = weight;
+    atomic_store(&l->work_done, done);
+    atomic_store(&l->work_total, total);
+    pthread_mutex_unlock(&l->lock);
+    return 0;
+}
+
+double nq_ledger_work_fraction(const nq_ledger *l)
+{
+    const uint64_t total = atomic_load(&((nq_ledger *)l)->work_total);
+    if (!total)
+        return -1;
+    const uint64_t done = atomic_load(&((nq_ledger *)l)->work_done);
+    return done >= total ? 1.0 : (double)done / (double)total;
 }

@@ -62,6 +62,20 @@ uint64_t nq_ledger_units_done(const nq_ledger *l);
 uint64_t nq_ledger_units_resumed(const nq_ledger *l);
 uint64_t nq_ledger_units(const nq_ledger *l);
 
+/* The scale of chunk weights: all chunks' weights add up to about this. */
+#define NQ_LEDGER_WORK (UINT64_C(1) << 40)
+
+/* Weighs the chunks by the engine's relative cost estimate of their units
+ * (costs[u] for unit u), so that progress can be told by work, not by
+ * units: a run's units can differ in cost by orders of magnitude.  May be
+ * called once the run is under way; finished chunks count at once.
+ * Returns 0, NQ_ENOMEM, or NQ_EINVAL_ARG when no cost is positive. */
+int nq_ledger_set_weights(nq_ledger *l, const double *costs);
+
+/* The share of the run's weight finished (0..1), or -1 before weights are
+ * set.  Cheap and lock-free, for progress reports. */
+double nq_ledger_work_fraction(const nq_ledger *l);
+
 /* 1 when every chunk is finished. */
 int nq_ledger_complete(nq_ledger *l);
 

@@ -28,6 +28,8 @@ struct nq_monitor {
     nq_estimate estimate;
     double tick;
     double last_report;
+    int work_seen;        /* the ledger's work fraction was known at... */
+    double work_t0, work_f0; /* ...this time, and was this much then */
     int error; /* 0 or NQ_EIO; written by the thread, read after join */
 };
 
@@ -45,10 +47,22 @@ static void report(nq_monitor *m, int final)
     /* The rate counts this process's work only: resumed units took no time. */
     const uint64_t mine = p.units_done - p.units_resumed;
     p.rate = p.elapsed > 0 ? (double)mine / p.elapsed : 0;
-    if (p.units_done >= p.units_total)
+    p.work_fraction = nq_ledger_work_fraction(m->cfg.ledger);
+    if (p.units_done >= p.units_total) {
         p.eta = 0;
-    else
+    } else if (p.work_fraction >= 0) {
+        /* By work: the pace since the weights came (after the estimate's
+         * sample, whose work the run does again), over the work left. */
+        if (!m->work_seen) {
+            m->work_seen = 1;
+            m->work_t0 = now;
+            m->work_f0 = p.work_fraction;
+        }
+        const double gained = p.work_fraction - m->work_f0, spent = now - m->work_t0;
+        p.eta = gained > 0 && spent > 0 ? (1 - p.work_fraction) * spent / gained : -1;
+    } else {
         p.eta = p.rate > 0 ? (double)(p.units_total - p.units_done) / p.rate : -1;
+    }
     m->last_report = now;
     m->cfg.progress(&p, m->cfg.progress_user);
 }

@@ -3,6 +3,9 @@
  * version macros name the library it ships with, and the nq_u128 accessors
  * that foreign-function interfaces use give back every bit of a count.
  *
+ * Also the progress snapshot's work_fraction, which the header added
+ * after the first release: -1 without an estimate, else rising to 1.
+ *
  * Run as `test_header VERSION` with meson's project version, so the header,
  * nq_version() and meson.build cannot drift apart: a release that raises
  * one and not the others fails here.  Prints one line per failed check and
@@ -46,6 +49,55 @@ static void check_u128(uint64_t high, uint64_t low, const char *decimal)
     check(nq_u128_decimal(&v, buf, strlen(decimal)) == NULL, msg);
 }
 
+/* What the progress callback saw of work_fraction. */
+typedef struct progress_seen {
+    int calls, finals, falls;
+    double last, final_fraction;
+} progress_seen;
+
+static void on_progress(const nq_progress *p, void *user)
+{
+    progress_seen *seen = user;
+    if (seen->calls++ && p->work_fraction < seen->last)
+        seen->falls++;
+    seen->last = p->work_fraction;
+    if (p->final) {
+        seen->finals++;
+        seen->final_fraction = p->work_fraction;
+    }
+}
+
+static void on_estimate(const nq_estimate *e, void *user)
+{
+    (void)e;
+    (void)user;
+}
+
+/* Counts N=13 with mirror and progress reports, with or without an
+ * estimate (which weighs the units); checks work_fraction. */
+static void check_work_fraction(int with_estimate)
+{
+    nq_settings s;
+    nq_result r;
+    progress_seen seen = {0};
+    nq_default_settings(&s);
+    s.n = 13;
+    s.engine = NQ_ENGINE_MIRROR;
+    s.progress = on_progress;
+    s.progress_user = &seen;
+    s.progress_interval = 0.001;
+    if (with_estimate)
+        s.estimate = on_estimate;
+    check(nq_count(&s, &r) == 0 && nq_u128_low(&r.total) == 73712, "N=13 with progress");
+    check(seen.finals == 1, "one final progress report");
+    if (with_estimate) {
+        check(seen.final_fraction == 1.0, "work_fraction ends at 1 with an estimate");
+        check(seen.falls == 0, "work_fraction never falls");
+    } else {
+        check(seen.final_fraction == -1.0, "work_fraction is -1 without an estimate");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -78,5 +130,7 @@ int main(int argc, char **argv)
     s.n = 10;
     check(nq_count(&s, &r) == 0, "nq_count(10)");
     check(nq_u128_high(&r.total) == 0 && nq_u128_low(&r.total) == 724, "N=10 total 724");
+    check_work_fraction(0);
+    check_work_fraction(1);
     return failures ? 1 : 0;
 }
