@@ -116,8 +116,8 @@ typedef struct unit_join {
  * fewer where that crosses a chunk width), but cut the lists into four
  * times the runs and sort into four times the buckets, which costs more
  * than it saves where a block meets few queries: six bits below 2^32
- * pairs a unit, eight from there on (docs/performance.md, "mitm", has the
- * measurements behind the threshold). */
+ * pairs a unit, eight from there on (docs/performance.md, "Figures the
+ * code's choices rest on", has the measurements behind the threshold). */
 #define NQ_MITM_WIDE_KEY_PAIRS (UINT64_C(1) << 32)
 
 static int key_width(size_t nw, size_t ne)

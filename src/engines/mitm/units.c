@@ -249,7 +249,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
  * starts.  Boards with a store keep list order, where consecutive units
  * share slices (quarter_slice.h) and runs take hours, not weeks; without
  * a store the order is worth more than the sharing (docs/performance.md,
- * "mitm", has both measured).
+ * "Figures the code's choices rest on").
  */
 static uint64_t spread_stride(uint64_t units)
 {
@@ -348,7 +348,8 @@ void nq_mitm_release(nq_job *job)
 
 /* The share of an even board's pairs that the main-diagonal classes leave
  * to be tried (mitm.c, diagonal_weight), counted over all units of a
- * board small enough to count them (docs/engines.md). */
+ * board small enough to count them (docs/performance.md, "Figures the
+ * code's choices rest on"). */
 #define NQ_MITM_EVEN_PAIRS_KEPT 0.53
 
 /* Relative cost of joining `east` with `west` half-boards: the kernel cuts
