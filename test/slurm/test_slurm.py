@@ -44,7 +44,7 @@ KNOWN = {}
 
 SCRIPT_NAME = "nqueens.sbatch"
 # The commands the README shows, exactly as they are run here.
-README_COMMANDS = ["sbatch nqueens.sbatch 17", "scancel"]
+README_COMMANDS = ["sbatch nqueens.sbatch 17", "scancel --signal=TERM"]
 JOB_TIMEOUT = 600
 
 
