@@ -22,7 +22,8 @@
 # (`NQ_EXTRA_PACKAGES="slurmctld slurmd slurm-client munge" bash .ci/setup`
 # installs them), or 1 with NQ_SLURM_REQUIRED=1 (CI); 1 when the cluster
 # does not start, showing its logs.  The daemons fork into the background:
-# if this script is killed with SIGKILL, `cluster.sh stop DIR` ends them.
+# under `run`, a watcher in its own session stops them even when the script
+# is killed with SIGKILL; after `start`, `stop` is the caller's to run.
 set -euo pipefail
 
 SBIN=(munged slurmctld slurmd)
