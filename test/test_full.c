@@ -257,6 +257,16 @@ static void test_full_estimate_keeps_to_its_threads(void **state)
 {
     (void)state;
 #ifdef _OPENMP
+    /* ThreadSanitizer starts a thread of its own beside the first one a
+     * program creates, which this count would take for OpenMP's; the other
+     * builds check the bound. */
+#if defined(__SANITIZE_THREAD__)
+    skip();
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    skip();
+#endif
+#endif
     if (threads_now() != 1)
         skip();
     const int saved = omp_get_max_threads();
