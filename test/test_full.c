@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
 
 #include <cmocka.h>
 #ifdef _OPENMP
@@ -31,6 +30,7 @@
 #include "engines/full/full.h"
 #include "reference/known.h"
 #include "nqueens/nqueens.h"
+#include "thread_count.h"
 
 #define FAST_MAX_N 15
 #define CLASS_MAX_N 10
@@ -212,19 +212,6 @@ static void test_full_class_sizes_independent(void **state)
     }
 }
 
-/* Threads of this process now, or -1 where /proc cannot tell. */
-static int threads_now(void)
-{
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir)
-        return -1;
-    int count = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        count += e->d_name[0] != '.';
-    closedir(dir);
-    return count;
-}
-
 #ifdef _OPENMP
 /* Runs the estimate hook of a full job for n = 12 planned for `threads`
  * threads, with an OpenMP default of `omp_default`, and returns the
@@ -245,7 +232,7 @@ static int threads_after_estimate(int threads, int omp_default)
     assert_int_equal(job->ops->estimate(job, costs), 0);
     free(costs);
     nq_job_free(&job);
-    return threads_now();
+    return nq_test_threads_now();
 }
 #endif
 
@@ -260,14 +247,9 @@ static void test_full_estimate_keeps_to_its_threads(void **state)
     /* ThreadSanitizer starts a thread of its own beside the first one a
      * program creates, which this count would take for OpenMP's; the other
      * builds check the bound. */
-#if defined(__SANITIZE_THREAD__)
-    skip();
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    skip();
-#endif
-#endif
-    if (threads_now() != 1)
+    if (NQ_TEST_UNDER_TSAN)
+        skip();
+    if (nq_test_threads_now() != 1)
         skip();
     const int saved = omp_get_max_threads();
     assert_int_equal(threads_after_estimate(4, 1), 1);

@@ -12,7 +12,6 @@
  * Beside the compute threads a run has the progress monitor and, while
  * the estimate's sample runs, its watchdog: at most 2 more.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,28 +23,16 @@
 #include <cmocka.h>
 
 #include "nqueens/nqueens.h"
+#include "thread_count.h"
 
 /* Threads a run may have beside its compute threads (monitor, watchdog). */
 #define HELPER_THREADS 2
-
-/* Threads of this process now, or -1 where /proc cannot tell. */
-static int threads_now(void)
-{
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir)
-        return -1;
-    int count = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        count += e->d_name[0] != '.';
-    closedir(dir);
-    return count;
-}
 
 static void sample_progress(const nq_progress *p, void *user)
 {
     (void)p;
     int *most = user;
-    const int now = threads_now();
+    const int now = nq_test_threads_now();
     if (now > *most)
         *most = now;
 }
@@ -60,7 +47,7 @@ static void sample_estimate(const nq_estimate *e, void *user)
  * and estimate callbacks set); returns the most threads seen meanwhile. */
 static int most_threads_of_a_count(int n, enum nq_engine engine, int threads)
 {
-    int most = threads_now();
+    int most = nq_test_threads_now();
     nq_settings s;
     nq_default_settings(&s);
     s.n = n;
@@ -83,23 +70,18 @@ static void test_counts_keep_to_their_threads(void **state)
     const char *env = getenv("OMP_NUM_THREADS");
     /* ThreadSanitizer adds a thread of its own to the count; the other
      * builds check the bound. */
-#if defined(__SANITIZE_THREAD__)
-    skip();
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    skip();
-#endif
-#endif
-    if (threads_now() != 1 || !env || strcmp(env, "64") != 0)
+    if (NQ_TEST_UNDER_TSAN)
+        skip();
+    if (nq_test_threads_now() != 1 || !env || strcmp(env, "64") != 0)
         skip(); /* not run as meson runs it */
     static const enum nq_engine engines[] = {NQ_ENGINE_MIRROR, NQ_ENGINE_FULL, NQ_ENGINE_MITM};
     const int plain = most_threads_of_a_count(14, NQ_ENGINE_PLAIN, 1);
-    if (plain > 1 + HELPER_THREADS || threads_now() > 1)
-        fail_msg("plain on 1 thread: %d threads while counting, %d after", plain, threads_now());
+    if (plain > 1 + HELPER_THREADS || nq_test_threads_now() > 1)
+        fail_msg("plain on 1 thread: %d threads while counting, %d after", plain, nq_test_threads_now());
     for (int t = 1; t <= 2; t++)
         for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
             const int most = most_threads_of_a_count(16, engines[e], t);
-            const int after = threads_now();
+            const int after = nq_test_threads_now();
             if (most > t + HELPER_THREADS || after > t)
                 fail_msg("%s on %d thread%s: %d threads while counting, %d after",
                          nq_engine_name(engines[e]), t, t == 1 ? "" : "s", most, after);

@@ -67,15 +67,27 @@ static int report(const char *prog, const char *path, int err)
     return 1;
 }
 
+/* Resolves `path` into *t and opens what the result will be written to.
+ * Returns the descriptor, or -1 after reporting why it cannot. */
+static int open_reported(const char *prog, const char *path, target *t)
+{
+    int err = resolve(path, t);
+    if (err) {
+        report(prog, path, err);
+        return -1;
+    }
+    const int fd = open_target(t);
+    if (fd < 0)
+        report(prog, path, -fd);
+    return fd < 0 ? -1 : fd;
+}
+
 int nq_cli_output_check(const char *prog, const char *path)
 {
     target t;
-    int err = resolve(path, &t);
-    if (err)
-        return report(prog, path, err);
-    const int fd = open_target(&t);
+    const int fd = open_reported(prog, path, &t);
     if (fd < 0)
-        return report(prog, path, -fd);
+        return 1;
     close(fd);
     if (!t.in_place)
         unlink(t.temp);
@@ -132,13 +144,10 @@ int nq_cli_output_write(const char *prog, const char *path, const nq_cli_options
                         const nq_result *r, int ranks)
 {
     target t;
-    int err = resolve(path, &t);
-    if (err)
-        return report(prog, path, err);
-    const int fd = open_target(&t);
+    const int fd = open_reported(prog, path, &t);
     if (fd < 0)
-        return report(prog, path, -fd);
-    err = render_into(fd, opt, r, ranks);
+        return 1;
+    int err = render_into(fd, opt, r, ranks);
     /* A terminal or a pipe cannot be synced (EINVAL): nothing to keep. */
     if (!err && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
         err = errno;
