@@ -41,6 +41,8 @@ static int each_job(const bench_options *o)
                 for (int i = 0; i < o->threads.count; i++)
                     if (o->threads.values[i] > s.threads)
                         s.threads = o->threads.values[i];
+                if (s.engine == NQ_ENGINE_PLAIN) /* one unit, one thread */
+                    s.threads = 1;
                 ret = o->mode == MODE_AUDIT ? bench_audit(&s, o->audit)
                                             : bench_profile(&s, &o->threads, o->repeat);
             } else {

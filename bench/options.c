@@ -15,6 +15,7 @@
 
 #include "cli/version.h"
 #include "options.h"
+#include "engines/mitm/mitm.h"
 #include "run/model.h"
 
 enum long_only {
@@ -410,6 +411,12 @@ static void finish_options(bench_options *o)
             die_usage("--audit checks the units of engine mitm only");
         o->engines[0] = NQ_ENGINE_MITM;
         o->engine_count = 1;
+        /* Below NQ_MITM_MIN_N mitm solves the board whole, with no
+         * join units to check. */
+        for (int i = 0; i < o->n.count; i++)
+            if (o->n.values[i] < NQ_MITM_MIN_N)
+                die_usage("--audit checks mitm's join units, which boards below N=%d do not "
+                          "have (N=%d asked)", NQ_MITM_MIN_N, o->n.values[i]);
     }
     /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
      * library's thread limit, which nqueens-mpi plans within too). */

@@ -320,7 +320,10 @@ int bench_predict(const nq_settings *base, const bench_list *threads, int ranks,
                "pred_eff", "max/sum", "plan_ms");
     for (int i = 0; i < threads->count; i++) {
         nq_settings s = *base;
-        s.threads = threads->values[i];
+        const int p = threads->values[i];
+        /* plain is one unit on one thread: its job is planned for one,
+         * and the model shows what p threads would get from it. */
+        s.threads = s.engine == NQ_ENGINE_PLAIN ? 1 : p;
         nq_job *job = NULL;
         double plan;
         int ret = plan_timed(&s, &job, &plan);
@@ -330,12 +333,12 @@ int bench_predict(const nq_settings *base, const bench_list *threads, int ranks,
         double eff = NAN, share = NAN;
         double *costs = estimate_costs(job);
         nq_model_result r;
-        if (costs && nq_model_pool(costs, (size_t)units, s.threads, &r) == 0) {
+        if (costs && nq_model_pool(costs, (size_t)units, p, &r) == 0) {
             eff = r.efficiency;
             share = r.work > 0 ? r.max_task / r.work : 0;
         }
         free(costs);
-        printf("%-7s %3d %7d %5d %9llu", nq_engine_name(nq_job_engine(job)), s.n, s.threads,
+        printf("%-7s %3d %7d %5d %9llu", nq_engine_name(nq_job_engine(job)), s.n, p,
                nq_job_split_depth(job), (unsigned long long)units);
         print_opt(" %*.3f", 9, eff);
         print_opt(" %*.5f", 9, share);

@@ -536,6 +536,21 @@ class BadArguments(unittest.TestCase):
         self.assert_usage_error(["-n", "29", "-e", "mitm", "-t", "1"], "N=29")
         self.assert_usage_error(["-n", "12,29", "-e", "mirror,mitm", "-t", "1"], "N=29")
 
+    def test_audit_needs_join_units(self):
+        # Boards below mitm's smallest unit-split board have nothing to audit:
+        # bad input, not a failed check.
+        self.assert_usage_error(["-n", "3", "--audit", "1"], "N=3")
+        self.assert_usage_error(["-n", "3-5", "--audit", "1"], "N=3")
+
+    def test_plain_predict_and_profile(self):
+        # plain runs on one thread; asking what threads would get from it
+        # is a question with an answer, not an error.
+        p = run("-e", "plain", "--predict", "-n", "12", "-t", "1,2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([l.split()[2] for l in p.stdout.splitlines()[1:]], ["1", "2"])
+        p = run("-e", "plain", "--profile", "-n", "9", "-t", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_bad_run_counts(self):
         self.assert_usage_error(["--min-runs", "0"], "--min-runs")
         self.assert_usage_error(["--max-runs", "1001"], "--max-runs")
