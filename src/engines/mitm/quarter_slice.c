@@ -27,7 +27,7 @@ static const uint32_t max_pair[] = {
 };
 static const uint32_t max_group[] = {
     1,     1,      1,      2,      2,      10,      10,       40,
-    92,    352,    946,    3571,   15003,  77432,   500000,
+    92,    352,    946,    3571,   15003,  77432,   392804,
 };
 
 #define TABLE_SIZE (int)(sizeof max_slice / sizeof max_slice[0])
