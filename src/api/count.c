@@ -24,9 +24,9 @@ typedef struct count_state {
 } count_state;
 
 /* The ledger as the runner's source: chunk c is wanted unless the journal
- * already held it; a finished chunk goes back to the ledger (and, when it
- * is sampled, its count and thread to the check).  Both are thread-safe
- * and do no I/O. */
+ * already held it; a finished chunk goes back to the ledger, or, when it
+ * is sampled, its count and thread to the check (the ledger gets it once
+ * the second count agrees).  Both are thread-safe and do no I/O. */
 static int chunk_wanted(void *user, uint64_t chunk)
 {
     const count_state *cs = user;
@@ -38,7 +38,8 @@ static void chunk_done(void *user, uint64_t chunk, const nq_counts *counts)
     count_state *cs = user;
     if (cs->verify && nq_verify_sampled(cs->verify, chunk))
         nq_verify_first(cs->verify, chunk, counts, nq_pool_thread());
-    nq_ledger_finish(cs->ledger, chunk, counts);
+    else
+        nq_ledger_finish(cs->ledger, chunk, counts);
 }
 
 /* The second pass of settings.verify: the sampled chunks counted once
@@ -62,7 +63,8 @@ static int check_owner(void *user, uint64_t chunk)
 static void check_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
     count_state *cs = user;
-    nq_verify_second(cs->verify, chunk, counts, nq_pool_thread());
+    if (nq_verify_second(cs->verify, chunk, counts, nq_pool_thread()) == 1)
+        nq_ledger_finish_checked(cs->ledger, chunk, counts);
 }
 
 /* Solves the chunks of the plan that the ledger does not hold yet, then,

@@ -632,6 +632,11 @@ int nq_journal_record_verified(nq_journal *j, uint64_t chunk, const nq_counts *c
      * suffices. */
     if (!j->verified[chunk] && !j->recorded_verified[chunk] && !j->complete) {
         j->recorded_verified[chunk] = 1;
+        /* A chunk first recorded here is finished by this record. */
+        if (!j->done[chunk] && !j->recorded[chunk]) {
+            j->recorded[chunk] = 1;
+            nq_counts_add(&j->recorded_sum, counts);
+        }
         encode_record(j->pending + j->pending_len, REC_CHUNK, FLAG_VERIFIED, chunk, counts,
                       j->identity);
         j->pending_len += BLOCK;

@@ -53,9 +53,10 @@ int nq_journal_is_complete(const nq_journal *j);
 
 /* Records that `chunk` finished with `counts`.  Thread-safe; buffers. */
 int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts);
-/* Records that `chunk`, recorded before (now or in an earlier run), was
- * counted a second time with the same `counts` (settings.verify): a
- * second CHNK record with the verified flag.  Thread-safe; buffers. */
+/* Records that `chunk` was counted twice with the same `counts`
+ * (settings.verify): a CHNK record with the verified flag, which also
+ * finishes the chunk when it was not recorded before.  Once per chunk;
+ * thread-safe; buffers. */
 int nq_journal_record_verified(nq_journal *j, uint64_t chunk, const nq_counts *counts);
 /* Flags of the chunks recorded as verified when the journal was opened. */
 const unsigned char *nq_journal_verified(const nq_journal *j);

@@ -129,10 +129,10 @@ uint64_t nq_verify_sample_size(const nq_verify *v)
     return v->sampled;
 }
 
-void nq_verify_first(nq_verify *v, uint64_t c, const nq_counts *counts, int solver)
+int nq_verify_first(nq_verify *v, uint64_t c, const nq_counts *counts, int solver)
 {
     if (!nq_verify_sampled(v, c))
-        return;
+        return 0;
     pthread_mutex_lock(&v->lock);
     const int state = v->state[c];
     if (state == V_FIRST) {
@@ -142,7 +142,8 @@ void nq_verify_first(nq_verify *v, uint64_t c, const nq_counts *counts, int solv
     }
     pthread_mutex_unlock(&v->lock);
     if (state == V_SECOND && nq_verify_first_solver(v, c) != solver)
-        nq_verify_second(v, c, counts, solver);
+        return nq_verify_second(v, c, counts, solver);
+    return 0;
 }
 
 int nq_verify_pending(nq_verify *v, uint64_t c)
@@ -168,13 +169,13 @@ int nq_verify_second(nq_verify *v, uint64_t c, const nq_counts *counts, int solv
     if (!nq_verify_sampled(v, c))
         return 0;
     pthread_mutex_lock(&v->lock);
-    int ret = 0, record = 0;
+    int ret = 0;
     if (v->state[c] == V_SECOND) {
         const nq_counts *a = &v->first[c];
         if (a->total == counts->total && a->unique == counts->unique) {
             v->state[c] = V_CHECKED;
             v->checked++;
-            record = 1;
+            ret = 1;
         } else {
             v->state[c] = V_FAILED;
             ret = NQ_EVERIFY;
@@ -189,9 +190,6 @@ int nq_verify_second(nq_verify *v, uint64_t c, const nq_counts *counts, int solv
         }
     }
     pthread_mutex_unlock(&v->lock);
-    /* The journal buffers under its own lock. */
-    if (record && v->journal)
-        nq_journal_record_verified(v->journal, c, counts);
     return ret;
 }
 

@@ -8,9 +8,12 @@
  * (another thread, or under MPI another rank), bounds how often that can
  * pass unseen.  The sample is a hash of the chunk index seeded with the
  * job's identity: the same chunks whatever the thread or rank count, and
- * the same when a run resumes.  Which chunks were checked is recorded in
- * the journal; a resumed run counts again the sampled chunks the journal
- * holds unchecked, and compares with the journal's count.
+ * the same when a run resumes.  A sampled chunk is finished (in the
+ * ledger and the journal, flagged as checked) only when its two counts
+ * agree: a chunk whose counts differ is left out, so a rerun counts it
+ * twice afresh.  A resumed run counts again the sampled chunks that the
+ * journal holds unchecked (a run without the check wrote them) and
+ * compares with the journal's count.
  *
  * Solvers are plain integers here (a thread number, or a rank); the
  * caller says which word the message uses for them.  All calls are
@@ -27,8 +30,8 @@ typedef struct nq_verify nq_verify;
 /* Picks the sample: about fraction (0 < fraction <= 1) of `chunks`, never
  * none, by a hash seeded with `seed`.  With a journal (may be NULL), its
  * sampled chunks that are finished but unchecked wait for their second
- * count (nq_verify_pending), and agreeing second counts are recorded in
- * it.  Returns 0 or NQ_ENOMEM. */
+ * count (nq_verify_pending), compared with the journal's count.  Returns
+ * 0 or NQ_ENOMEM. */
 int nq_verify_create(nq_verify **out, double fraction, uint64_t seed, uint64_t chunks,
                      nq_journal *journal);
 
@@ -44,8 +47,9 @@ uint64_t nq_verify_sample_size(const nq_verify *v);
 /* The first count of sampled chunk c, by `solver`: kept for the
  * comparison.  A later first count of the same chunk by the same solver
  * (a chunk handed out again) is ignored; one by another solver is taken as
- * the second count. */
-void nq_verify_first(nq_verify *v, uint64_t c, const nq_counts *counts, int solver);
+ * the second count, and what nq_verify_second() returns is returned.
+ * Returns 0 otherwise. */
+int nq_verify_first(nq_verify *v, uint64_t c, const nq_counts *counts, int solver);
 
 /* 1 when sampled chunk c has a first count (from this run or the
  * journal) and waits for its second. */
@@ -56,9 +60,10 @@ int nq_verify_pending(nq_verify *v, uint64_t c);
 int nq_verify_first_solver(nq_verify *v, uint64_t c);
 
 /* The second count of chunk c, by `solver`: compared with the first.
- * When they agree the chunk is checked (and recorded so in the journal);
- * when they differ the first disagreement is kept for nq_verify_failure().
- * Returns 0, or NQ_EVERIFY on a disagreement. */
+ * When they agree the chunk is checked: returns 1, and the caller records
+ * it (nq_ledger_finish_checked).  When they differ the first disagreement
+ * is kept for nq_verify_failure() and NQ_EVERIFY returned.  Returns 0 when
+ * the chunk was not waiting for a second count. */
 int nq_verify_second(nq_verify *v, uint64_t c, const nq_counts *counts, int solver);
 
 /* Chunks checked: both counts agreed, in this run or an earlier one. */
