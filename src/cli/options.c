@@ -80,7 +80,7 @@ void nq_cli_usage(FILE *out, const char *prog)
             "                        another rank) and compare; differing counts exit %d\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
-            prog, NQ_MAX_THREADS, NQ_CLI_EXIT_VERIFY, NQ_CLI_LIST_MAX_N);
+            prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N, NQ_CLI_EXIT_VERIFY);
 }
 
 void nq_cli_usage_mpi(FILE *out)
