@@ -267,8 +267,10 @@ NQ_API void nq_default_settings(nq_settings *s);
  * left untouched; result->detail says why), NQ_EIO when the machine failed
  * (a journal that cannot be read or written, before or during the run: a
  * full disk, an I/O error; result->detail names the file and the
- * operation), and NQ_ECANCELLED when *s->cancel was raised (the journal is
- * then flushed and fsynced).
+ * operation), NQ_ECANCELLED when *s->cancel was raised (the journal is
+ * then flushed and fsynced), and NQ_EVERIFY when s->verify found a chunk
+ * whose two counts differ (result->detail names it; the journal keeps
+ * every finished chunk).
  *
  * With checkpoint_path: an existing journal for the same run is resumed
  * (result->units_resumed), a missing one is created before any work starts,
