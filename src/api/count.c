@@ -82,12 +82,20 @@ static int solve(const nq_plan *plan, nq_run *run, enum nq_schedule schedule, co
         .cancel = nq_run_stop_flag(run),
     };
     pool.source.chunks = nq_pool_chunks(&pool);
+    /* The second counts run on the same threads and scratch, after the
+     * first pass. */
+    const nq_chunk_source check = {.chunks = pool.source.chunks, .wanted = check_wanted,
+                                   .done = check_done, .owner = check_owner, .user = cs};
+    if (cs->verify)
+        pool.then = &check;
     nq_counts ignored = {0, 0}; /* the ledger's sums include resumed chunks */
-    int ret = nq_ledger_complete(run->ledger) ? 0 : nq_pool_solve(&pool, &ignored);
-    if (ret < 0 || !cs->verify)
-        return ret;
-    pool.source = (nq_chunk_source){.chunks = pool.source.chunks, .wanted = check_wanted,
-                                    .done = check_done, .owner = check_owner, .user = cs};
+    if (nq_ledger_complete(run->ledger)) {
+        if (!cs->verify)
+            return 0;
+        /* Every chunk is in the journal: only its unchecked sample is left. */
+        pool.source = check;
+        pool.then = NULL;
+    }
     return nq_pool_solve(&pool, &ignored);
 }
 

@@ -273,6 +273,19 @@ static void share_by_owner(workspace *ws, int threads)
     }
 }
 
+/* Solves ws->run's source with the schedule it asks for. */
+static void share(workspace *ws, int threads)
+{
+    const nq_pool_run *run = ws->run;
+    const enum nq_schedule schedule = nq_schedule_resolve(run->schedule);
+    if (run->source.owner && run->source.chunks)
+        share_by_owner(ws, threads);
+    else if (schedule == NQ_SCHEDULE_TASKS)
+        share_as_tasks(ws, threads);
+    else
+        share_as_loop(ws, threads, schedule);
+}
+
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
 {
     const size_t scratch_bytes = run->job->ops->scratch_size
@@ -295,13 +308,15 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
             goto out;
         }
 
-    const enum nq_schedule schedule = nq_schedule_resolve(run->schedule);
-    if (run->source.owner && run->source.chunks)
-        share_by_owner(&ws, threads);
-    else if (schedule == NQ_SCHEDULE_TASKS)
-        share_as_tasks(&ws, threads);
-    else
-        share_as_loop(&ws, threads, schedule);
+    share(&ws, threads);
+    if (run->then && !halted(run)) {
+        nq_pool_run second = *run;
+        second.source = *run->then;
+        second.then = NULL;
+        ws.run = &second;
+        share(&ws, threads);
+        ws.run = run;
+    }
 
     for (int t = 0; t < threads; t++)
         nq_counts_add(sum, &ws.partial[t].counts);

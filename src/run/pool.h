@@ -58,6 +58,10 @@ typedef struct nq_pool_run {
     enum nq_schedule schedule; /* NQ_SCHEDULE_DEFAULT means nq_schedule_resolve()'s choice */
     atomic_int *cancel;       /* optional: stop after the unit in hand */
     atomic_int *stop;         /* optional: a second such flag (an MPI rank's own) */
+    /* Optional: a second source whose chunks the same threads solve, with
+     * the same scratch, once the first source is done (the second counts
+     * of settings.verify), unless a stop flag was raised. */
+    const nq_chunk_source *then;
 } nq_pool_run;
 
 /* The calling thread's number in the runner's team (0 .. threads - 1);
