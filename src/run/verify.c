@@ -201,6 +201,22 @@ uint64_t nq_verify_checked(nq_verify *v)
     return checked;
 }
 
+/* v in decimal into buf (40 bytes hold any 128-bit value); the run layer
+ * keeps to itself rather than call the API's formatter. */
+static void decimal(nq_u128 v, char *buf, size_t size)
+{
+    char rev[40];
+    size_t len = 0;
+    do {
+        rev[len++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v && len < sizeof rev);
+    size_t i = 0;
+    for (; i < len && i + 1 < size; i++)
+        buf[i] = rev[len - 1 - i];
+    buf[i] = '\0';
+}
+
 /* "thread 3" or "the journal" into buf. */
 static const char *who(char *buf, size_t size, const char *word, int solver)
 {
@@ -217,12 +233,12 @@ int nq_verify_failure(nq_verify *v, const char *word, char *detail, size_t size)
     const int failed = v->failed;
     if (failed && detail && size) {
         char a[32], b[32], ta[48], tb[48];
-        nq_u128_to_string(v->bad_first.total, ta, sizeof ta);
-        nq_u128_to_string(v->bad_second.total, tb, sizeof tb);
+        decimal(v->bad_first.total, ta, sizeof ta);
+        decimal(v->bad_second.total, tb, sizeof tb);
         char ua[48] = "", ub[48] = "";
         if (v->bad_first.unique != v->bad_second.unique) {
-            nq_u128_to_string(v->bad_first.unique, ua + 1, sizeof ua - 1);
-            nq_u128_to_string(v->bad_second.unique, ub + 1, sizeof ub - 1);
+            decimal(v->bad_first.unique, ua + 1, sizeof ua - 1);
+            decimal(v->bad_second.unique, ub + 1, sizeof ub - 1);
             ua[0] = ub[0] = '/';
         }
         snprintf(detail, size, "verify: chunk %llu was counted twice and the counts differ: "
