@@ -18,6 +18,7 @@ enum verify_state { V_OFF = 0, V_FIRST, V_SECOND, V_CHECKED, V_FAILED };
 struct nq_verify {
     uint64_t chunks, sampled;
     nq_journal *journal;
+    unsigned char *in_sample; /* per chunk; fixed at creation, read without the lock */
     pthread_mutex_t lock;  /* guards everything below */
     unsigned char *state;  /* enum verify_state per chunk */
     nq_counts *first;      /* the first count of each sampled chunk */
@@ -56,10 +57,11 @@ int nq_verify_create(nq_verify **out, double fraction, uint64_t seed, uint64_t c
     v->chunks = chunks;
     v->journal = journal;
     v->state = calloc(n, 1);
+    v->in_sample = calloc(n, 1);
     v->first = calloc(n, sizeof *v->first);
     v->solver = calloc(n, sizeof *v->solver);
     pthread_mutex_init(&v->lock, NULL);
-    if (!v->state || !v->first || !v->solver) {
+    if (!v->state || !v->in_sample || !v->first || !v->solver) {
         nq_verify_free(&v);
         return NQ_ENOMEM;
     }
@@ -84,6 +86,8 @@ int nq_verify_create(nq_verify **out, double fraction, uint64_t seed, uint64_t c
         v->state[lowest_chunk] = V_FIRST;
         v->sampled = 1;
     }
+    for (uint64_t c = 0; c < chunks; c++)
+        v->in_sample[c] = v->state[c] != V_OFF;
     if (journal) {
         const unsigned char *done = nq_journal_done(journal);
         const unsigned char *verified = nq_journal_verified(journal);
@@ -111,6 +115,7 @@ void nq_verify_free(nq_verify **vp)
     nq_verify *v = *vp;
     pthread_mutex_destroy(&v->lock);
     free(v->state);
+    free(v->in_sample);
     free(v->first);
     free(v->solver);
     free(v);
@@ -119,9 +124,7 @@ void nq_verify_free(nq_verify **vp)
 
 int nq_verify_sampled(const nq_verify *v, uint64_t c)
 {
-    /* The state of a chunk never returns to V_OFF, nor leaves it: reading
-     * it without the lock only asks which of the two it is. */
-    return c < v->chunks && v->state[c] != V_OFF;
+    return c < v->chunks && v->in_sample[c];
 }
 
 uint64_t nq_verify_sample_size(const nq_verify *v)
