@@ -91,6 +91,9 @@ enum nq_error {
                                     folder, no permission, not a regular file, a
                                     dangling symbolic link, a name too long */
     NQ_EJOURNAL_BUSY = -14,    /**< another run has the journal open (it is locked) */
+    NQ_EVERIFY = -15,          /**< settings.verify: a chunk counted twice gave two different
+                                    counts (result->detail names the chunk, the threads and
+                                    both counts) */
 };
 
 /** The counting engines. */
@@ -215,7 +218,19 @@ typedef struct nq_settings {
     enum nq_schedule schedule;
     int reserved_int_;
 
-    uint64_t reserved_[5];
+    /** Checked results: the fraction (0 < verify <= 1; 0, the default, is
+     *  off) of the chunks that are counted a second time, on another
+     *  thread where the run has more than one, and compared.  Which chunks
+     *  is a hash of the chunk index seeded with the job's identity, so a
+     *  resumed run checks the same ones; the journal records each chunk
+     *  whose two counts agreed, and a resumed run counts again the sampled
+     *  chunks it holds unchecked and compares with the journal.  Two counts
+     *  that differ end the run with NQ_EVERIFY once the rest is counted
+     *  (every chunk stays in the journal; the one that failed stays
+     *  unchecked, so a rerun with the same verify counts it again). */
+    double verify;
+
+    uint64_t reserved_[4];
 } nq_settings;
 
 /** Outcome of nq_count(). */
@@ -252,8 +267,10 @@ NQ_API void nq_default_settings(nq_settings *s);
  * left untouched; result->detail says why), NQ_EIO when the machine failed
  * (a journal that cannot be read or written, before or during the run: a
  * full disk, an I/O error; result->detail names the file and the
- * operation), and NQ_ECANCELLED when *s->cancel was raised (the journal is
- * then flushed and fsynced).
+ * operation), NQ_ECANCELLED when *s->cancel was raised (the journal is
+ * then flushed and fsynced), and NQ_EVERIFY when s->verify found a chunk
+ * whose two counts differ (result->detail names it; the journal keeps
+ * every finished chunk).
  *
  * With checkpoint_path: an existing journal for the same run is resumed
  * (result->units_resumed), a missing one is created before any work starts,

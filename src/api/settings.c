@@ -139,6 +139,10 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
         return refuse(detail, size, NQ_EINVAL_ARG,
                       "checkpoint interval %g is not a number of seconds > 0",
                       s->checkpoint_interval);
+    if (!(s->verify >= 0 && s->verify <= 1))
+        return refuse(detail, size, NQ_EINVAL_ARG,
+                      "verify fraction %g is out of range: allowed more than 0, at most 1 "
+                      "(0 = off)", s->verify);
     return check_engine(s, detail, size);
 }
 

@@ -26,6 +26,7 @@ const char *nq_strerror(int code)
     case NQ_ETOO_MANY: return "listing exceeds its limit";
     case NQ_EJOURNAL_PATH: return "checkpoint path cannot hold a journal";
     case NQ_EJOURNAL_BUSY: return "checkpoint journal is in use by another run";
+    case NQ_EVERIFY: return "a chunk counted twice gave two different counts";
     default: return "unknown error";
     }
 }

@@ -27,6 +27,7 @@ enum long_only {
     OPT_RANK_TIMEOUT,
     OPT_SCHEDULE,
     OPT_OUTPUT,
+    OPT_VERIFY,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
     {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
     {"rank-timeout", required_argument, NULL, OPT_RANK_TIMEOUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
+    {"verify", required_argument, NULL, OPT_VERIFY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -73,9 +75,12 @@ void nq_cli_usage(FILE *out, const char *prog)
             "      --no-progress     never show progress (default: shown on a terminal)\n"
             "      --checkpoint FILE record finished work in FILE; rerun the same command\n"
             "                        to resume after an interruption or a crash\n"
+            "      --verify F        count a sample of F (0 < F <= 1, e.g. 0.01) of the\n"
+            "                        chunks a second time on another thread (nqueens-mpi:\n"
+            "                        another rank) and compare; differing counts exit %d\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
-            prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N);
+            prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N, NQ_CLI_EXIT_VERIFY);
 }
 
 void nq_cli_usage_mpi(FILE *out)
@@ -125,6 +130,25 @@ static int parse_long(const char *text, long lo, long hi, long *value)
     return 0;
 }
 
+/* Parses a fraction in (0, 1] written as a decimal number; 0 on success,
+ * -1 otherwise (NaN, infinities and hexadecimal are not fractions). */
+static int parse_fraction(const char *text, double *value)
+{
+    if (!text || !*text)
+        return -1;
+    for (const char *p = text; *p; p++)
+        if (!(*p >= '0' && *p <= '9') && *p != '.' && *p != 'e' && *p != 'E' && *p != '-' &&
+            *p != '+')
+            return -1;
+    errno = 0;
+    char *end = NULL;
+    const double v = strtod(text, &end);
+    if (errno == ERANGE || *end != '\0' || end == text || !(v > 0 && v <= 1))
+        return -1;
+    *value = v;
+    return 0;
+}
+
 /* Parses a whole decimal integer in [1, UINT64_MAX]; 0 on success, -1
  * otherwise. */
 static int parse_count(const char *text, uint64_t *value)
@@ -147,7 +171,7 @@ static int parse_count(const char *text, uint64_t *value)
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
     int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout,
-        schedule;
+        schedule, verify;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -186,6 +210,13 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
             return bad(err, err_size,
                        "unknown schedule '%s': expected tasks, dynamic, guided or static", arg);
         g->schedule = 1;
+        break;
+    case OPT_VERIFY:
+        if (parse_fraction(arg, &opt->settings.verify) < 0)
+            return bad(err, err_size,
+                       "invalid verify fraction '%s': expected a number more than 0 and at most "
+                       "1 (e.g. 0.01)", arg);
+        g->verify = 1;
         break;
     case OPT_JSON: opt->json = 1; break;
     case 'q': opt->quiet = 1; break;
@@ -279,7 +310,7 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
         {g->split_depth, "--split-depth"}, {opt->json, "--json"},
         {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
         {g->rank_timeout, "--rank-timeout"}, {g->schedule, "--schedule"},
-        {opt->output != NULL, "--output"},
+        {opt->output != NULL, "--output"}, {g->verify, "--verify"},
     };
     for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
         if (counting[i].given)

@@ -17,6 +17,9 @@
 
 /* Exit status for bad input. */
 #define NQ_CLI_EXIT_USAGE 2
+/* Exit status when --verify found a chunk whose two counts differ
+ * (NQ_EVERIFY): neither the machine's failure (1) nor bad input (2). */
+#define NQ_CLI_EXIT_VERIFY 4
 /* Largest N whose full listing is printed without --limit (N=12: 14200). */
 #define NQ_CLI_LIST_MAX_N 12
 /* nqueens-mpi's --rank-timeout: seconds a rank may stay silent (its main

@@ -35,8 +35,11 @@ int nq_cli_report_failure(const char *prog, int ret, const char *detail)
 {
     fprintf(stderr, "%s: %s\n", prog, detail && detail[0] ? detail : nq_strerror(ret));
     /* The library's codes say whose fault it was: NQ_EIO and NQ_ENOMEM are
-     * the machine's (a disk that filled up mid-run included), every other
-     * code names something the user gave. */
+     * the machine's (a disk that filled up mid-run included), NQ_EVERIFY
+     * a count that --verify caught disagreeing, every other code names
+     * something the user gave. */
+    if (ret == NQ_EVERIFY)
+        return NQ_CLI_EXIT_VERIFY;
     return ret == NQ_ENOMEM || ret == NQ_EIO ? 1 : NQ_CLI_EXIT_USAGE;
 }
 

@@ -10,7 +10,11 @@
  *            first 60 bytes (so the checksum is keyed by the identity)
  *
  * A CHNK record says one chunk finished with those counts; the single DONE
- * record, last, holds the run's final counts.  Records are only ever
+ * record, last, holds the run's final counts.  A CHNK record whose flags
+ * word (offset 4, zero otherwise) has FLAG_VERIFIED says the chunk was
+ * counted twice and both counts agreed (settings.verify); it follows the
+ * chunk's first record, with the same counts.  Readers of format 3 that
+ * predate the flag ignore the word, so the format version stays 3.  Records are only ever
  * appended, so a crash can damage at most the tail that was being written:
  * on open a bad or partial last record (or a zero-filled tail, as a power
  * loss may leave) is discarded and truncated away, while a bad record with
@@ -49,6 +53,7 @@
 #define CRC_AT 60u /* the checksum covers the 60 bytes before it */
 #define REC_CHUNK UINT32_C(0x4b4e4843) /* "CHNK" as little-endian bytes */
 #define REC_DONE UINT32_C(0x454e4f44)  /* "DONE" */
+#define FLAG_VERIFIED 1u /* record flags: the chunk's two counts agreed */
 /* Records read from disk per pread() while loading. */
 #define LOAD_BATCH 1024u
 
@@ -58,12 +63,15 @@ struct nq_journal {
     uint64_t units, chunk_units, chunks;
     uint64_t identity;     /* the job's, carried by every record */
     unsigned char *done;   /* loaded at open; never changed afterwards */
+    unsigned char *verified; /* loaded at open: chunks recorded as checked */
+    nq_counts *counts;     /* loaded at open: each done chunk's counts */
     nq_counts resumed;     /* sum of the chunks loaded at open */
     uint64_t resumed_units;
     int complete;
 
     pthread_mutex_t lock;  /* guards everything below it but io_* */
     unsigned char *recorded; /* chunks recorded by this process */
+    unsigned char *recorded_verified; /* chunks recorded as checked by this process */
     nq_counts recorded_sum;
     unsigned char *pending; /* encoded records not yet written */
     size_t pending_len;
@@ -171,11 +179,12 @@ static int decode_header(const unsigned char *b, header *h, const char **why)
     return 0;
 }
 
-static void encode_record(unsigned char *b, uint32_t type, uint64_t chunk, const nq_counts *c,
-                          uint64_t identity)
+static void encode_record(unsigned char *b, uint32_t type, uint32_t flags, uint64_t chunk,
+                          const nq_counts *c, uint64_t identity)
 {
     memset(b, 0, BLOCK);
     put32(b, type);
+    put32(b + 4, flags);
     put64(b + 8, chunk);
     put128(b + 16, c->total);
     put128(b + 32, c->unique);
@@ -303,10 +312,14 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
         sc->done_counts = c;
     } else if (type == REC_CHUNK && chunk < j->chunks) {
         sc->chunk_records++;
-        /* A chunk recorded twice (e.g. handed out again under MPI) is
-         * harmless when both records agree. */
+        if (get32(r + 4) & FLAG_VERIFIED)
+            j->verified[chunk] = 1;
+        /* A chunk recorded twice (e.g. handed out again under MPI, or
+         * again when its second count agreed) is harmless when both
+         * records agree. */
         if (!j->done[chunk]) {
             j->done[chunk] = 1;
+            j->counts[chunk] = c;
             nq_counts_add(&j->resumed, &c);
             const uint64_t begin = chunk * j->chunk_units;
             const uint64_t end =
@@ -435,15 +448,20 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
     j->identity = job->identity;
     j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
     const size_t flags = j->chunks ? (size_t)j->chunks : 1;
-    const size_t bytes = (size_t)(j->chunks + 1) * BLOCK; /* every chunk once, plus DONE */
+    /* Every chunk once, again when checked, plus DONE. */
+    const size_t bytes = (size_t)(2 * j->chunks + 1) * BLOCK;
     nq_journal_shown_path(path, j->shown);
     j->done = calloc(flags, 1);
     j->recorded = calloc(flags, 1);
+    j->verified = calloc(flags, 1);
+    j->recorded_verified = calloc(flags, 1);
+    j->counts = calloc(flags, sizeof *j->counts);
     j->pending = malloc(bytes);
     j->io_buf = malloc(bytes);
     pthread_mutex_init(&j->lock, NULL);
     pthread_mutex_init(&j->io_lock, NULL);
-    if (!j->done || !j->recorded || !j->pending || !j->io_buf) {
+    if (!j->done || !j->recorded || !j->verified || !j->recorded_verified || !j->counts ||
+        !j->pending || !j->io_buf) {
         nq_journal_close(&j);
         return NULL;
     }
@@ -598,11 +616,43 @@ int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts)
     if (!j->done[chunk] && !j->recorded[chunk] && !j->complete) {
         j->recorded[chunk] = 1;
         nq_counts_add(&j->recorded_sum, counts);
-        encode_record(j->pending + j->pending_len, REC_CHUNK, chunk, counts, j->identity);
+        encode_record(j->pending + j->pending_len, REC_CHUNK, 0, chunk, counts, j->identity);
         j->pending_len += BLOCK;
     }
     pthread_mutex_unlock(&j->lock);
     return 0;
+}
+
+int nq_journal_record_verified(nq_journal *j, uint64_t chunk, const nq_counts *counts)
+{
+    if (!j || !counts || chunk >= j->chunks)
+        return NQ_EINVAL_ARG;
+    pthread_mutex_lock(&j->lock);
+    /* Once per chunk, so the pending buffer's second slot per chunk
+     * suffices. */
+    if (!j->verified[chunk] && !j->recorded_verified[chunk] && !j->complete) {
+        j->recorded_verified[chunk] = 1;
+        /* A chunk first recorded here is finished by this record. */
+        if (!j->done[chunk] && !j->recorded[chunk]) {
+            j->recorded[chunk] = 1;
+            nq_counts_add(&j->recorded_sum, counts);
+        }
+        encode_record(j->pending + j->pending_len, REC_CHUNK, FLAG_VERIFIED, chunk, counts,
+                      j->identity);
+        j->pending_len += BLOCK;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return 0;
+}
+
+const unsigned char *nq_journal_verified(const nq_journal *j)
+{
+    return j->verified;
+}
+
+nq_counts nq_journal_chunk_counts(const nq_journal *j, uint64_t chunk)
+{
+    return j->counts[chunk];
 }
 
 /* Writes the pending records; with sync also fsyncs.  Caller holds io_lock. */
@@ -664,7 +714,7 @@ int nq_journal_finish(nq_journal *j)
     nq_counts final = j->resumed;
     nq_counts_add(&final, &j->recorded_sum);
     if (all) {
-        encode_record(j->pending + j->pending_len, REC_DONE, j->chunks, &final, j->identity);
+        encode_record(j->pending + j->pending_len, REC_DONE, 0, j->chunks, &final, j->identity);
         j->pending_len += BLOCK;
         j->complete = 1;
     }
@@ -692,6 +742,9 @@ void nq_journal_close(nq_journal **jp)
     pthread_mutex_destroy(&j->io_lock);
     free(j->done);
     free(j->recorded);
+    free(j->verified);
+    free(j->recorded_verified);
+    free(j->counts);
     free(j->pending);
     free(j->io_buf);
     free(j);

@@ -53,6 +53,16 @@ int nq_journal_is_complete(const nq_journal *j);
 
 /* Records that `chunk` finished with `counts`.  Thread-safe; buffers. */
 int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts);
+/* Records that `chunk` was counted twice with the same `counts`
+ * (settings.verify): a CHNK record with the verified flag, which also
+ * finishes the chunk when it was not recorded before.  Once per chunk;
+ * thread-safe; buffers. */
+int nq_journal_record_verified(nq_journal *j, uint64_t chunk, const nq_counts *counts);
+/* Flags of the chunks recorded as verified when the journal was opened. */
+const unsigned char *nq_journal_verified(const nq_journal *j);
+/* The counts of chunk `chunk`, which nq_journal_done() flags as loaded. */
+nq_counts nq_journal_chunk_counts(const nq_journal *j, uint64_t chunk);
+
 /* Writes buffered records; with sync != 0 also fsyncs.  Returns 0 or NQ_EIO. */
 int nq_journal_flush(nq_journal *j, int sync);
 /* Marks the run complete (after every chunk is recorded), flushes, fsyncs. */

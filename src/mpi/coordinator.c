@@ -21,6 +21,8 @@
 #include "mpi/protocol.h"
 #include "mpi/roster.h"
 #include "mpi/team.h"
+#include "run/pool.h"
+#include "run/verify.h"
 
 /* Rank 0's side of the conversation with one other rank. */
 typedef struct outbox {
@@ -51,7 +53,82 @@ typedef struct coord {
     double next_check;       /* when to look for silent ranks next */
     int failure, failed_rank;
     int left_rank, left_signal; /* the first rank that left on its own signal */
+    /* settings.verify (NULL without): the sampled chunks whose first count
+     * is in and that wait to go out again, to another solver. */
+    nq_verify *verify;
+    int solvers;             /* ranks, or rank 0's threads when it is alone */
+    pthread_mutex_t recheck_lock; /* guards the three below */
+    uint64_t *recheck;       /* chunks waiting to go out for their second count */
+    unsigned char *queued;   /* per chunk: in recheck */
+    uint64_t recheck_len;
+    atomic_int recheck_added; /* tells the main thread to answer waiting REQUESTs */
+    atomic_int others_gone;   /* every other rank is gone or silent (main thread sets it) */
+    atomic_int verify_failed;
 } coord;
+
+/* Queues sampled chunk `chunk` to go out for its second count. */
+static void recheck_push(coord *c, uint64_t chunk)
+{
+    pthread_mutex_lock(&c->recheck_lock);
+    if (!c->queued[chunk]) {
+        c->queued[chunk] = 1;
+        c->recheck[c->recheck_len++] = chunk;
+    }
+    pthread_mutex_unlock(&c->recheck_lock);
+    atomic_store(&c->recheck_added, 1);
+}
+
+/* Takes a queued chunk that `solver` may count a second time: one whose
+ * first count another solver made, or any when no other solver is left.
+ * Returns 1 with *chunk set, or 0. */
+static int recheck_take(coord *c, int solver, uint64_t *chunk)
+{
+    if (!c->verify)
+        return 0;
+    const int alone = c->solvers == 1 || (c->cfg->ranks > 1 && solver == 0 &&
+                                          atomic_load(&c->others_gone));
+    int got = 0;
+    pthread_mutex_lock(&c->recheck_lock);
+    for (uint64_t i = 0; i < c->recheck_len && !got; i++) {
+        const uint64_t k = c->recheck[i];
+        if (alone || nq_verify_first_solver(c->verify, k) != solver) {
+            c->recheck[i] = c->recheck[--c->recheck_len];
+            c->queued[k] = 0;
+            *chunk = k;
+            got = 1;
+        }
+    }
+    pthread_mutex_unlock(&c->recheck_lock);
+    return got;
+}
+
+/* A count of chunk `chunk` by `solver` (a rank, or rank 0's thread when it
+ * is alone): to the ledger, or, for a sampled chunk, to the check, which
+ * finishes it in the ledger once two counts by different solvers agree. */
+static void finish_count(coord *c, uint64_t chunk, const nq_counts *counts, int solver)
+{
+    if (!c->verify || !nq_verify_sampled(c->verify, chunk)) {
+        nq_ledger_finish(c->ledger, chunk, counts);
+        return;
+    }
+    int r;
+    if (c->solvers == 1 && nq_verify_pending(c->verify, chunk))
+        r = nq_verify_second(c->verify, chunk, counts, solver);
+    else
+        r = nq_verify_first(c->verify, chunk, counts, solver);
+    if (r == 1)
+        nq_ledger_finish_checked(c->ledger, chunk, counts);
+    else if (r == NQ_EVERIFY)
+        atomic_store(&c->verify_failed, 1);
+    else if (nq_verify_pending(c->verify, chunk))
+        recheck_push(c, chunk); /* a first count, or the first solver's again */
+}
+
+/* Rank 0's own solver number: 0 beside other ranks, else its thread's. */
+static int own_solver(const coord *c)
+{
+    return c->cfg->ranks > 1 ? 0 : nq_pool_thread();
+}
 
 /* Rank 0's team takes chunks straight from the ledger.  When none is free
  * but the count is not complete, other ranks hold the rest, and a rank
@@ -61,7 +138,7 @@ static int coord_take(void *user, uint64_t *chunk)
 {
     coord *c = user;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
-    while (!nq_ledger_take(c->ledger, chunk)) {
+    while (!recheck_take(c, own_solver(c), chunk) && !nq_ledger_take(c->ledger, chunk)) {
         if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
             nq_ledger_complete(c->ledger))
             return 0;
@@ -73,7 +150,7 @@ static int coord_take(void *user, uint64_t *chunk)
 static void coord_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
     coord *c = user;
-    nq_ledger_finish(c->ledger, chunk, counts);
+    finish_count(c, chunk, counts, own_solver(c));
 }
 
 /* Tells the user about a rank (formatted like printf). */
@@ -107,7 +184,8 @@ static void answer(coord *c, int r)
     if (!o->asked)
         return;
     if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
-        while (k < o->wants && nq_ledger_take(c->ledger, &o->assign[k]))
+        while (k < o->wants && (recheck_take(c, r, &o->assign[k]) ||
+                                nq_ledger_take(c->ledger, &o->assign[k])))
             nq_mpi_roster_assigned(c->roster, r, o->assign[k++]);
     if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger) &&
         nq_mpi_roster_state(c->roster, r) != NQ_MPI_RANK_GONE)
@@ -172,7 +250,8 @@ static int take_results(coord *c, int src, int words)
         /* Counts a chunk once, even when a rank that stalled and came back
          * returns one that another rank already did; ignores one outside
          * the run. */
-        nq_ledger_finish(c->ledger, chunk, &counts);
+        if (chunk < nq_ledger_chunks(c->ledger))
+            finish_count(c, chunk, &counts, src);
     }
     return 0;
 }
@@ -315,6 +394,12 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
         int busy = serve(c);
         if (team_started && atomic_load(&team->error))
             fail(c, atomic_load(&team->error), 0);
+        if (atomic_load(&c->verify_failed))
+            fail(c, NQ_EVERIFY, 0);
+        if (atomic_exchange(&c->recheck_added, 0))
+            c->gave_back = 1;
+        if (c->verify)
+            atomic_store(&c->others_gone, nq_mpi_roster_live(c->roster) == 0);
         if (c->failure || atomic_load(c->stop))
             close_run(c);
         if (c->waiting && (c->gave_back || c->closed || nq_ledger_complete(c->ledger)))
@@ -329,6 +414,27 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
         nq_mpi_nap(&nap_ns, busy);
     }
 }
+
+/* The sample of chunks to count twice, and the queue of those whose
+ * second count is due: at first, the ones a resumed journal holds
+ * unchecked.  Returns 0 or NQ_ENOMEM. */
+static int verify_create(coord *c)
+{
+    const uint64_t chunks = nq_ledger_chunks(c->ledger);
+    const size_t n = chunks ? (size_t)chunks : 1;
+    c->recheck = malloc(n * sizeof *c->recheck);
+    c->queued = calloc(n, 1);
+    if (!c->recheck || !c->queued ||
+        nq_verify_create(&c->verify, c->cfg->verify, nq_job_identity(c->cfg->job), chunks,
+                         c->cfg->run->cfg.journal) < 0)
+        return NQ_ENOMEM;
+    for (uint64_t k = 0; k < chunks; k++)
+        if (nq_verify_pending(c->verify, k))
+            recheck_push(c, k);
+    return 0;
+}
+
+static void coord_free(coord *c, int keep);
 
 /* Allocates rank 0's state; NULL when memory is short. */
 static coord *coord_create(const nq_mpi_coord_config *cfg)
@@ -353,6 +459,15 @@ static coord *coord_create(const nq_mpi_coord_config *cfg)
     c->last_poll = now;
     c->next_check = now;
     atomic_init(&c->team_stop, 0);
+    atomic_init(&c->recheck_added, 0);
+    atomic_init(&c->others_gone, 0);
+    atomic_init(&c->verify_failed, 0);
+    pthread_mutex_init(&c->recheck_lock, NULL);
+    c->solvers = cfg->ranks > 1 ? cfg->ranks : cfg->threads;
+    if (cfg->verify > 0 && verify_create(c) < 0) {
+        coord_free(c, 0);
+        return NULL;
+    }
     return c;
 }
 
@@ -369,6 +484,10 @@ static void coord_free(coord *c, int keep)
         free(c->out[r].assign);
     }
     nq_mpi_roster_free(&c->roster);
+    nq_verify_free(&c->verify);
+    pthread_mutex_destroy(&c->recheck_lock);
+    free(c->recheck);
+    free(c->queued);
     free(c->results);
     free(c->out);
     free(c);
@@ -405,7 +524,10 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     }
 
     int ret = c->failure ? c->failure : c->closed ? NQ_ECANCELLED : 0;
-    if (c->failure)
+    if (c->failure == NQ_EVERIFY)
+        nq_verify_failure(c->verify, c->cfg->ranks > 1 ? "rank" : "thread", out->message,
+                          sizeof out->message);
+    else if (c->failure)
         snprintf(out->message, sizeof out->message, "rank %d failed: %s", c->failed_rank,
                  nq_strerror(c->failure));
     out->silent_rank = nq_mpi_roster_first_silent(c->roster, nq_now(), &out->silent_for);

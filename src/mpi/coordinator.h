@@ -16,6 +16,15 @@
  * way, at once: its goodbye gives its chunks back.  A stalled rank
  * cannot be waited for at the end, so the caller then ends the job with
  * MPI_Abort once the result is out.
+ *
+ * With cfg->verify, the sampled chunks (run/verify.h) are counted twice:
+ * once its first count is in, a sampled chunk goes out again, to any rank
+ * but the one that counted it (with a single rank, to any of rank 0's
+ * threads but that one), and it is finished in the ledger only when the
+ * two counts agree.  Counts that differ stop the run at once with
+ * NQ_EVERIFY (every chunk finished before stays in the journal).  The only
+ * solver left may check itself: rank 0 when every other rank is gone, or
+ * the one thread of a one-rank, one-thread job.
  */
 #ifndef NQ_MPI_COORDINATOR_H
 #define NQ_MPI_COORDINATOR_H
@@ -30,6 +39,7 @@ typedef struct nq_mpi_coord_config {
     int ranks;           /* MPI_COMM_WORLD size */
     int threads;         /* rank 0's compute threads, >= 1 */
     double rank_timeout; /* seconds a rank may stay silent before it is taken for stalled */
+    double verify;       /* settings.verify: the fraction of chunks counted twice, or 0 */
     /* Tells the user, in one line without the program's name, that a rank
      * stalled or came back.  Called from the main thread. */
     void (*notice)(const char *message, void *user);
@@ -64,6 +74,8 @@ typedef struct nq_mpi_outcome {
  * Collective: every other rank must be in nq_mpi_work().
  */
 int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out);
+/* (Returns NQ_EVERIFY, with out->message naming the chunk, the ranks or
+ * threads and both counts, when a sampled chunk's two counts differ.) */
 
 /* "SIGINT", "SIGTERM" or "SIGHUP" (the signals a rank stops on), else
  * "a signal". */

@@ -154,7 +154,7 @@ static int report(int ret, const char *message, const program *pg, const nq_plan
     }
     if (ret < 0) {
         fprintf(stderr, PROG ": %s\n", message[0] ? message : nq_strerror(ret));
-        return 1;
+        return ret == NQ_EVERIFY ? NQ_CLI_EXIT_VERIFY : 1;
     }
     if (pg->opt.output)
         return nq_cli_output_write(PROG, pg->opt.output, &pg->opt, r, pg->ranks);
@@ -231,6 +231,7 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         .ranks = pg->ranks,
         .threads = pg->threads,
         .rank_timeout = rank_timeout,
+        .verify = s->verify,
         .notice = console_notice,
         .notice_user = &con,
     };

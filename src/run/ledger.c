@@ -147,7 +147,8 @@ void nq_ledger_close(nq_ledger *l)
     pthread_mutex_unlock(&l->lock);
 }
 
-int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts)
+/* nq_ledger_finish() and nq_ledger_finish_checked(). */
+static int finish(nq_ledger *l, uint64_t c, const nq_counts *counts, int checked)
 {
     if (c >= l->chunks)
         return NQ_EINVAL_ARG;
@@ -162,11 +163,25 @@ int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts)
             atomic_fetch_add_explicit(&l->work_done, l->weight[c], memory_order_relaxed);
     }
     pthread_mutex_unlock(&l->lock);
-    if (!first)
-        return 0;
-    atomic_fetch_add_explicit(&l->units_done, nq_ledger_chunk_size(l, c), memory_order_relaxed);
-    /* The journal buffers the record under its own lock; no I/O here. */
-    return l->journal ? nq_journal_record(l->journal, c, counts) : 0;
+    if (first)
+        atomic_fetch_add_explicit(&l->units_done, nq_ledger_chunk_size(l, c),
+                                  memory_order_relaxed);
+    /* The journal buffers the record under its own lock; no I/O here.  It
+     * records a checked chunk's flag once, whether or not it holds the
+     * chunk already. */
+    if (checked && l->journal)
+        return nq_journal_record_verified(l->journal, c, counts);
+    return first && l->journal ? nq_journal_record(l->journal, c, counts) : 0;
+}
+
+int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts)
+{
+    return finish(l, c, counts, 0);
+}
+
+int nq_ledger_finish_checked(nq_ledger *l, uint64_t c, const nq_counts *counts)
+{
+    return finish(l, c, counts, 1);
 }
 
 nq_counts nq_ledger_counts(nq_ledger *l)

@@ -53,6 +53,11 @@ void nq_ledger_close(nq_ledger *l);
  * journal.  Returns 0, or NQ_EINVAL_ARG for a chunk outside the run. */
 int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts);
 
+/* nq_ledger_finish() for a chunk whose two counts agreed (settings.verify):
+ * its journal record carries the checked flag.  For a chunk finished
+ * before (resumed from the journal), only the flag is recorded. */
+int nq_ledger_finish_checked(nq_ledger *l, uint64_t c, const nq_counts *counts);
+
 /* The sums of every finished chunk, resumed ones included. */
 nq_counts nq_ledger_counts(nq_ledger *l);
 

@@ -22,11 +22,20 @@
  * schedules all share it the only way they can: every thread takes its
  * next chunk from the source when it is free (the dynamic policy).
  *
+ * A source with an owner hook fixes which thread solves each chunk
+ * (share_by_owner); the schedule then plays no part.
+ *
+ * Test builds (NQ_TEST_HOOKS, the test_hooks Meson option) have a fault
+ * to inject: with NQ_TEST_FAULT=chunk:K in the environment, the first
+ * count of chunk K that the process makes is one too high, as a flipped
+ * bit would make it.  The tests of settings.verify show it caught.
+ *
  * Whatever the schedule, a chunk runs start to finish on one thread (tasks
  * are tied and contain no scheduling point), so it may use that thread's
  * scratch buffer and partial sum without a lock.  Without OpenMP the same
  * code runs the chunks in order on the calling thread.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +81,7 @@ static int halted(const nq_pool_run *run)
            (run->stop && atomic_load_explicit(run->stop, memory_order_relaxed));
 }
 
-static int thread_id(void)
+int nq_pool_thread(void)
 {
 #ifdef _OPENMP
     return omp_get_thread_num();
@@ -105,6 +114,29 @@ static int solve_chunk(const nq_pool_run *run, uint64_t c, void *scratch, nq_cou
     return 1;
 }
 
+#ifdef NQ_TEST_HOOKS
+
+/* The test-only fault (see the top of this file): adds 1 to *counts when c
+ * is the chunk NQ_TEST_FAULT names and no count of it was faulted yet. */
+static void inject_fault(uint64_t c, nq_counts *counts)
+{
+    static atomic_int fired;
+    const char *spec = getenv("NQ_TEST_FAULT");
+    unsigned long long k;
+    char tail;
+    if (!spec || sscanf(spec, "chunk:%llu%c", &k, &tail) != 1 || k != c)
+        return;
+    if (atomic_exchange(&fired, 1) == 0)
+        counts->total += 1;
+}
+#else
+static void inject_fault(uint64_t c, nq_counts *counts)
+{
+    (void)c;
+    (void)counts;
+}
+#endif
+
 /* What the thread that holds chunk c does with it: solve it with its own
  * scratch, add it to its own partial sum, and report it. */
 static void finish_chunk(workspace *ws, uint64_t c)
@@ -112,9 +144,10 @@ static void finish_chunk(workspace *ws, uint64_t c)
     const nq_pool_run *run = ws->run;
     if (halted(run))
         return;
-    const int me = thread_id();
+    const int me = nq_pool_thread();
     nq_counts counts;
     if (solve_chunk(run, c, ws->scratch[me], &counts)) {
+        inject_fault(c, &counts);
         nq_counts_add(&ws->partial[me].counts, &counts);
         if (run->source.done)
             run->source.done(run->source.user, c, &counts);
@@ -224,6 +257,35 @@ static void share_as_loop(workspace *ws, int threads, enum nq_schedule schedule)
     }
 }
 
+/* Every thread solves the wanted chunks the owner hook gives it. */
+static void share_by_owner(workspace *ws, int threads)
+{
+    const nq_pool_run *run = ws->run;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+        const int me = nq_pool_thread();
+        for (uint64_t c = 0; c < run->source.chunks && !halted(run); c++)
+            if (wanted(run, c) && run->source.owner(run->source.user, c) == me)
+                finish_chunk(ws, c);
+    }
+}
+
+/* Solves ws->run's source with the schedule it asks for. */
+static void share(workspace *ws, int threads)
+{
+    const nq_pool_run *run = ws->run;
+    const enum nq_schedule schedule = nq_schedule_resolve(run->schedule);
+    if (run->source.owner && run->source.chunks)
+        share_by_owner(ws, threads);
+    else if (schedule == NQ_SCHEDULE_TASKS)
+        share_as_tasks(ws, threads);
+    else
+        share_as_loop(ws, threads, schedule);
+}
+
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
 {
     const size_t scratch_bytes = run->job->ops->scratch_size
@@ -246,11 +308,15 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
             goto out;
         }
 
-    const enum nq_schedule schedule = nq_schedule_resolve(run->schedule);
-    if (schedule == NQ_SCHEDULE_TASKS)
-        share_as_tasks(&ws, threads);
-    else
-        share_as_loop(&ws, threads, schedule);
+    share(&ws, threads);
+    if (run->then && !halted(run)) {
+        nq_pool_run second = *run;
+        second.source = *run->then;
+        second.then = NULL;
+        ws.run = &second;
+        share(&ws, threads);
+        ws.run = run;
+    }
 
     for (int t = 0; t < threads; t++)
         nq_counts_add(sum, &ws.partial[t].counts);

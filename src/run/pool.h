@@ -41,6 +41,11 @@ typedef struct nq_chunk_source {
      * Called by the thread that solved it; thread-safe and cheap. */
     void (*done)(void *user, uint64_t chunk, const nq_counts *counts);
     void *user;
+    /* Optional, indexed sources only: the thread (0 .. threads - 1) that
+     * must solve chunk c.  When set, the schedule is ignored and each
+     * thread solves exactly the wanted chunks it owns, in index order (how
+     * a chunk's second count is kept off the thread of its first). */
+    int (*owner)(void *user, uint64_t chunk);
 } nq_chunk_source;
 
 typedef struct nq_pool_run {
@@ -53,7 +58,15 @@ typedef struct nq_pool_run {
     enum nq_schedule schedule; /* NQ_SCHEDULE_DEFAULT means nq_schedule_resolve()'s choice */
     atomic_int *cancel;       /* optional: stop after the unit in hand */
     atomic_int *stop;         /* optional: a second such flag (an MPI rank's own) */
+    /* Optional: a second source whose chunks the same threads solve, with
+     * the same scratch, once the first source is done (the second counts
+     * of settings.verify), unless a stop flag was raised. */
+    const nq_chunk_source *then;
 } nq_pool_run;
+
+/* The calling thread's number in the runner's team (0 .. threads - 1);
+ * what a done hook calls to learn which thread solved the chunk. */
+int nq_pool_thread(void);
 
 /* Chunks in the range [first_unit, first_unit + unit_count). */
 uint64_t nq_pool_chunks(const nq_pool_run *run);

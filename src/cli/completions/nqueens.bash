@@ -45,6 +45,7 @@ _nqueens()
     --checkpoint | --output) _nqueens_files "$_nq_cur"; return ;;
     --split-depth) _nqueens_offer "1 2 3 4 5 6 7 8" "$_nq_cur"; return ;;
     --schedule) _nqueens_offer "tasks dynamic guided static" "$_nq_cur"; return ;;
+    --verify) _nqueens_offer "0.01 0.1 1" "$_nq_cur"; return ;;
     -t | --threads | --limit | --rank-timeout) return ;; # a number: nothing to offer
     esac
     if [[ $_nq_cur == -* ]]; then
@@ -52,7 +53,7 @@ _nqueens()
         [[ ${COMP_WORDS[0]##*/} == nqueens-mpi ]] && mpi_only="--rank-timeout"
         _nqueens_offer "-t --threads -e --engine --split-depth --schedule --json -q --quiet --output
             --solutions --limit --format --progress --no-progress --checkpoint
-            -h --help -V --version $mpi_only" "$_nq_cur"
+            --verify -h --help -V --version $mpi_only" "$_nq_cur"
     fi
 }
 
