@@ -129,9 +129,10 @@ static void usage(FILE *out)
             "      --audit K         check K units of each N's mitm job against an\n"
             "                        independent backtracking count of each, on the\n"
             "                        largest --threads value; exit 1 on a mismatch\n"
-            "      --project S       time S runs of 8 units spread over each N's job, one\n"
-            "                        thread each, on the largest --threads value, and\n"
-            "                        project the core-hours of the whole count\n"
+            "      --project S       time runs of units in S or more strata of each N's\n"
+            "                        job (doubled until within 10%%), one thread each, on\n"
+            "                        the largest --threads value, and project the\n"
+            "                        core-hours of the whole count\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
