@@ -11,7 +11,7 @@
  *
  * A CHNK record says one chunk finished with those counts; the single DONE
  * record, last, holds the run's final counts.  A CHNK record whose flags
- * word (offset 4, zero otherwise) has FLAG_VERIFIED says the chunk was
+ * word (offset 4, zero otherwise) has NQ_JOURNAL_FLAG_VERIFIED says the chunk was
  * counted twice and both counts agreed (settings.verify); it follows the
  * chunk's first record, with the same counts.  Readers of format 3 that
  * predate the flag ignore the word, so the format version stays 3.  Records are only ever
@@ -40,20 +40,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "journal/block.h"
 #include "journal/crc.h"
 #include "journal/file.h"
 #include "journal/journal.h"
 
-#define JOURNAL_MAGIC "NQJOURNL"
-/* Version 3 binds each record to its job (the identity under its
- * checksum); version 2 records held 8 reserved zero bytes there, and
- * version 1 records a node count. */
-#define JOURNAL_VERSION 3u
-#define BLOCK 64u /* header and record size */
-#define CRC_AT 60u /* the checksum covers the 60 bytes before it */
-#define REC_CHUNK UINT32_C(0x4b4e4843) /* "CHNK" as little-endian bytes */
-#define REC_DONE UINT32_C(0x454e4f44)  /* "DONE" */
-#define FLAG_VERIFIED 1u /* record flags: the chunk's two counts agreed */
 /* Records read from disk per pread() while loading. */
 #define LOAD_BATCH 1024u
 
@@ -83,51 +74,6 @@ struct nq_journal {
     char io_error[NQ_JOURNAL_DETAIL_MAX];
 };
 
-/* Fields of a header, decoded. */
-typedef struct header {
-    uint32_t version, header_size, n, engine, split, record_size;
-    uint64_t units, identity, chunk_units;
-} header;
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static void put128(unsigned char *p, nq_u128 v)
-{
-    put64(p, (uint64_t)v);
-    put64(p + 8, (uint64_t)(v >> 64));
-}
-
-static nq_u128 get128(const unsigned char *p)
-{
-    return ((nq_u128)get64(p + 8) << 64) | get64(p);
-}
-
 /* Writes a printf-style line into detail (when not NULL). */
 static void say(char *detail, size_t size, const char *fmt, ...)
 {
@@ -137,59 +83,6 @@ static void say(char *detail, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, size, fmt, ap);
     va_end(ap);
-}
-
-static void encode_header(unsigned char *b, const nq_job *job, uint64_t chunk_units)
-{
-    memset(b, 0, BLOCK);
-    memcpy(b, JOURNAL_MAGIC, 8);
-    put32(b + 8, JOURNAL_VERSION);
-    put32(b + 12, BLOCK);
-    put32(b + 16, (uint32_t)job->n);
-    put32(b + 20, (uint32_t)job->ops->id);
-    put32(b + 24, (uint32_t)job->split_depth);
-    put32(b + 28, BLOCK);
-    put64(b + 32, job->units);
-    put64(b + 40, job->identity);
-    put64(b + 48, chunk_units);
-    put32(b + CRC_AT, nq_crc32(0, b, CRC_AT));
-}
-
-/* Decodes a header block.  Returns 0, or NQ_EJOURNAL_CORRUPT with a reason
- * when the block is not a journal header at all. */
-static int decode_header(const unsigned char *b, header *h, const char **why)
-{
-    if (memcmp(b, JOURNAL_MAGIC, 8) != 0) {
-        *why = "not a checkpoint journal (no journal header)";
-        return NQ_EJOURNAL_CORRUPT;
-    }
-    if (get32(b + CRC_AT) != nq_crc32(0, b, CRC_AT)) {
-        *why = "journal header is damaged (checksum mismatch)";
-        return NQ_EJOURNAL_CORRUPT;
-    }
-    h->version = get32(b + 8);
-    h->header_size = get32(b + 12);
-    h->n = get32(b + 16);
-    h->engine = get32(b + 20);
-    h->split = get32(b + 24);
-    h->record_size = get32(b + 28);
-    h->units = get64(b + 32);
-    h->identity = get64(b + 40);
-    h->chunk_units = get64(b + 48);
-    return 0;
-}
-
-static void encode_record(unsigned char *b, uint32_t type, uint32_t flags, uint64_t chunk,
-                          const nq_counts *c, uint64_t identity)
-{
-    memset(b, 0, BLOCK);
-    put32(b, type);
-    put32(b + 4, flags);
-    put64(b + 8, chunk);
-    put128(b + 16, c->total);
-    put128(b + 32, c->unique);
-    put64(b + 48, identity);
-    put32(b + CRC_AT, nq_crc32(0, b, CRC_AT));
 }
 
 static int all_zero(const unsigned char *p, size_t len)
@@ -229,21 +122,21 @@ static const char *engine_label(uint32_t e)
 
 /* Compares a decoded header with the job.  Returns 0 or NQ_EJOURNAL_MISMATCH
  * with the first difference written to detail. */
-static int check_header(const header *h, const nq_job *job, uint64_t chunk_units,
+static int check_header(const nq_journal_header *h, const nq_job *job, uint64_t chunk_units,
                         const char *path, char *detail, size_t size)
 {
-    if (h->version < JOURNAL_VERSION) {
+    if (h->version < NQ_JOURNAL_VERSION) {
         say(detail, size, "journal '%s' has format version %u, written by an older nqueens; this "
             "build reads version %u (finish that run with the build that started it, or start a "
-            "new journal)", path, h->version, JOURNAL_VERSION);
+            "new journal)", path, h->version, NQ_JOURNAL_VERSION);
         return NQ_EJOURNAL_MISMATCH;
     }
-    if (h->version != JOURNAL_VERSION) {
+    if (h->version != NQ_JOURNAL_VERSION) {
         say(detail, size, "journal '%s' has format version %u, written by a newer nqueens; this "
-            "build reads version %u", path, h->version, JOURNAL_VERSION);
+            "build reads version %u", path, h->version, NQ_JOURNAL_VERSION);
         return NQ_EJOURNAL_MISMATCH;
     }
-    if (h->header_size != BLOCK || h->record_size != BLOCK) {
+    if (h->header_size != NQ_JOURNAL_BLOCK || h->record_size != NQ_JOURNAL_BLOCK) {
         say(detail, size, "journal '%s' has an unknown record layout", path);
         return NQ_EJOURNAL_MISMATCH;
     }
@@ -307,12 +200,12 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
             "(offset %llu)", j->shown, (unsigned long long)off);
         return NQ_EJOURNAL_CORRUPT;
     }
-    if (type == REC_DONE && chunk == j->chunks) {
+    if (type == NQ_JOURNAL_REC_DONE && chunk == j->chunks) {
         sc->has_done = 1;
         sc->done_counts = c;
-    } else if (type == REC_CHUNK && chunk < j->chunks) {
+    } else if (type == NQ_JOURNAL_REC_CHUNK && chunk < j->chunks) {
         sc->chunk_records++;
-        if (get32(r + 4) & FLAG_VERIFIED)
+        if (get32(r + 4) & NQ_JOURNAL_FLAG_VERIFIED)
             j->verified[chunk] = 1;
         /* A chunk recorded twice (e.g. handed out again under MPI, or
          * again when its second count agreed) is harmless when both
@@ -331,7 +224,7 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
             (unsigned long long)off);
         return NQ_EJOURNAL_CORRUPT;
     }
-    sc->valid_end = off + BLOCK;
+    sc->valid_end = off + NQ_JOURNAL_BLOCK;
     return 0;
 }
 
@@ -341,21 +234,21 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
 static int survey_tail(nq_journal *j, uint64_t from, uint64_t rest, uint64_t *valid,
                        uint64_t *nonzero)
 {
-    unsigned char *buf = malloc((size_t)LOAD_BATCH * BLOCK);
+    unsigned char *buf = malloc((size_t)LOAD_BATCH * NQ_JOURNAL_BLOCK);
     if (!buf) {
         errno = ENOMEM;
         return -1;
     }
     *valid = *nonzero = 0;
     int ret = 0;
-    for (uint64_t off = 0; off < rest && ret == 0; off += (uint64_t)LOAD_BATCH * BLOCK) {
-        const size_t len = rest - off < (uint64_t)LOAD_BATCH * BLOCK ? (size_t)(rest - off)
-                                                                      : (size_t)LOAD_BATCH * BLOCK;
+    for (uint64_t off = 0; off < rest && ret == 0; off += (uint64_t)LOAD_BATCH * NQ_JOURNAL_BLOCK) {
+        const size_t len = rest - off < (uint64_t)LOAD_BATCH * NQ_JOURNAL_BLOCK ? (size_t)(rest - off)
+                                                                      : (size_t)LOAD_BATCH * NQ_JOURNAL_BLOCK;
         ret = read_at(j->fd, buf, len, (off_t)(from + off));
         for (size_t i = 0; ret == 0 && i < len; i++)
             *nonzero += buf[i] != 0;
-        for (size_t r = 0; ret == 0 && r + BLOCK <= len; r += BLOCK)
-            *valid += get32(buf + r + CRC_AT) == nq_crc32(0, buf + r, CRC_AT);
+        for (size_t r = 0; ret == 0 && r + NQ_JOURNAL_BLOCK <= len; r += NQ_JOURNAL_BLOCK)
+            *valid += get32(buf + r + NQ_JOURNAL_CRC_AT) == nq_crc32(0, buf + r, NQ_JOURNAL_CRC_AT);
     }
     free(buf);
     return ret;
@@ -373,17 +266,17 @@ static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t 
                       scan *sc, char *detail, size_t size)
 {
     const uint64_t rest = file_size - sc->valid_end;
-    if (rest < BLOCK || (bad_last && !partial)) {
+    if (rest < NQ_JOURNAL_BLOCK || (bad_last && !partial)) {
         sc->torn_bytes = rest;
         return 0;
     }
     uint64_t valid, nonzero;
-    if (survey_tail(j, sc->valid_end + BLOCK, rest - BLOCK, &valid, &nonzero) < 0) {
+    if (survey_tail(j, sc->valid_end + NQ_JOURNAL_BLOCK, rest - NQ_JOURNAL_BLOCK, &valid, &nonzero) < 0) {
         say(detail, size, "cannot read journal '%s': %s", j->shown, strerror(errno));
         return NQ_EIO;
     }
-    unsigned char first[BLOCK];
-    if (read_at(j->fd, first, BLOCK, (off_t)sc->valid_end) == 0 && all_zero(first, BLOCK) &&
+    unsigned char first[NQ_JOURNAL_BLOCK];
+    if (read_at(j->fd, first, NQ_JOURNAL_BLOCK, (off_t)sc->valid_end) == 0 && all_zero(first, NQ_JOURNAL_BLOCK) &&
         nonzero == 0) {
         sc->torn_bytes = rest;
         return 0;
@@ -395,7 +288,7 @@ static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t 
     else
         say(detail, size, "journal '%s' is damaged: the record at offset %llu fails its checksum "
             "and the %llu bytes after it hold no valid record (more than a torn last record)",
-            j->shown, (unsigned long long)sc->valid_end, (unsigned long long)(rest - BLOCK));
+            j->shown, (unsigned long long)sc->valid_end, (unsigned long long)(rest - NQ_JOURNAL_BLOCK));
     return NQ_EJOURNAL_CORRUPT;
 }
 
@@ -404,29 +297,29 @@ static int check_tail(nq_journal *j, uint64_t file_size, int bad_last, uint64_t 
  * detail written. */
 static int load_records(nq_journal *j, uint64_t file_size, scan *sc, char *detail, size_t size)
 {
-    const uint64_t whole = (file_size - BLOCK) / BLOCK;
-    const uint64_t partial = (file_size - BLOCK) % BLOCK;
-    unsigned char *buf = malloc((size_t)LOAD_BATCH * BLOCK);
+    const uint64_t whole = (file_size - NQ_JOURNAL_BLOCK) / NQ_JOURNAL_BLOCK;
+    const uint64_t partial = (file_size - NQ_JOURNAL_BLOCK) % NQ_JOURNAL_BLOCK;
+    unsigned char *buf = malloc((size_t)LOAD_BATCH * NQ_JOURNAL_BLOCK);
     if (!buf)
         return NQ_ENOMEM;
     memset(sc, 0, sizeof *sc);
-    sc->valid_end = BLOCK;
+    sc->valid_end = NQ_JOURNAL_BLOCK;
     int ret = 0;
     uint64_t bad = UINT64_MAX; /* index of the first record failing its checksum */
     for (uint64_t first = 0; first < whole && bad == UINT64_MAX && ret == 0; first += LOAD_BATCH) {
         const uint64_t count = whole - first < LOAD_BATCH ? whole - first : LOAD_BATCH;
-        if (read_at(j->fd, buf, (size_t)(count * BLOCK), (off_t)(BLOCK + first * BLOCK)) < 0) {
+        if (read_at(j->fd, buf, (size_t)(count * NQ_JOURNAL_BLOCK), (off_t)(NQ_JOURNAL_BLOCK + first * NQ_JOURNAL_BLOCK)) < 0) {
             say(detail, size, "cannot read journal '%s': %s", j->shown, strerror(errno));
             ret = NQ_EIO;
             break;
         }
         for (uint64_t i = 0; i < count && ret == 0; i++) {
-            const unsigned char *r = buf + i * BLOCK;
-            if (get32(r + CRC_AT) != nq_crc32(0, r, CRC_AT)) {
+            const unsigned char *r = buf + i * NQ_JOURNAL_BLOCK;
+            if (get32(r + NQ_JOURNAL_CRC_AT) != nq_crc32(0, r, NQ_JOURNAL_CRC_AT)) {
                 bad = first + i;
                 break;
             }
-            ret = take_record(j, r, BLOCK + (first + i) * BLOCK, sc, detail, size);
+            ret = take_record(j, r, NQ_JOURNAL_BLOCK + (first + i) * NQ_JOURNAL_BLOCK, sc, detail, size);
         }
     }
     if (ret == 0 && (bad != UINT64_MAX || partial))
@@ -449,7 +342,7 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
     j->chunks = (job->units + j->chunk_units - 1) / j->chunk_units;
     const size_t flags = j->chunks ? (size_t)j->chunks : 1;
     /* Every chunk once, again when checked, plus DONE. */
-    const size_t bytes = (size_t)(2 * j->chunks + 1) * BLOCK;
+    const size_t bytes = (size_t)(2 * j->chunks + 1) * NQ_JOURNAL_BLOCK;
     nq_journal_shown_path(path, j->shown);
     j->done = calloc(flags, 1);
     j->recorded = calloc(flags, 1);
@@ -529,11 +422,11 @@ static int load_existing(nq_journal *j, const nq_job *job,
         say(detail, size, "journal '%s' is an empty file, not a checkpoint journal", j->shown);
         return NQ_EJOURNAL_CORRUPT;
     }
-    unsigned char got[BLOCK];
-    header h;
+    unsigned char got[NQ_JOURNAL_BLOCK];
+    nq_journal_header h;
     const char *why = "not a checkpoint journal (too short)";
-    if ((uint64_t)st.st_size < BLOCK || read_at(j->fd, got, BLOCK, 0) < 0 ||
-        decode_header(got, &h, &why) < 0) {
+    if ((uint64_t)st.st_size < NQ_JOURNAL_BLOCK || read_at(j->fd, got, NQ_JOURNAL_BLOCK, 0) < 0 ||
+        nq_journal_decode_header(got, &h, &why) < 0) {
         say(detail, size, "journal '%s': %s", j->shown, why);
         return NQ_EJOURNAL_CORRUPT;
     }
@@ -560,10 +453,10 @@ int nq_journal_open(nq_journal **out, const char *path, const nq_job *job, uint6
     nq_journal *j = journal_new(path, job, chunk_units);
     if (!j)
         return NQ_ENOMEM;
-    unsigned char hdr[BLOCK];
-    encode_header(hdr, job, j->chunk_units);
+    unsigned char hdr[NQ_JOURNAL_BLOCK];
+    nq_journal_encode_header(hdr, job, j->chunk_units);
     nq_journal_file file;
-    int ret = nq_journal_file_open(path, j->shown, hdr, BLOCK, &file, detail, size);
+    int ret = nq_journal_file_open(path, j->shown, hdr, NQ_JOURNAL_BLOCK, &file, detail, size);
     j->fd = file.fd;
     if (ret == 0 && !file.created)
         ret = load_existing(j, job, notice, user, detail, size);
@@ -616,8 +509,8 @@ int nq_journal_record(nq_journal *j, uint64_t chunk, const nq_counts *counts)
     if (!j->done[chunk] && !j->recorded[chunk] && !j->complete) {
         j->recorded[chunk] = 1;
         nq_counts_add(&j->recorded_sum, counts);
-        encode_record(j->pending + j->pending_len, REC_CHUNK, 0, chunk, counts, j->identity);
-        j->pending_len += BLOCK;
+        nq_journal_encode_record(j->pending + j->pending_len, NQ_JOURNAL_REC_CHUNK, 0, chunk, counts, j->identity);
+        j->pending_len += NQ_JOURNAL_BLOCK;
     }
     pthread_mutex_unlock(&j->lock);
     return 0;
@@ -637,9 +530,9 @@ int nq_journal_record_verified(nq_journal *j, uint64_t chunk, const nq_counts *c
             j->recorded[chunk] = 1;
             nq_counts_add(&j->recorded_sum, counts);
         }
-        encode_record(j->pending + j->pending_len, REC_CHUNK, FLAG_VERIFIED, chunk, counts,
+        nq_journal_encode_record(j->pending + j->pending_len, NQ_JOURNAL_REC_CHUNK, NQ_JOURNAL_FLAG_VERIFIED, chunk, counts,
                       j->identity);
-        j->pending_len += BLOCK;
+        j->pending_len += NQ_JOURNAL_BLOCK;
     }
     pthread_mutex_unlock(&j->lock);
     return 0;
@@ -714,8 +607,8 @@ int nq_journal_finish(nq_journal *j)
     nq_counts final = j->resumed;
     nq_counts_add(&final, &j->recorded_sum);
     if (all) {
-        encode_record(j->pending + j->pending_len, REC_DONE, 0, j->chunks, &final, j->identity);
-        j->pending_len += BLOCK;
+        nq_journal_encode_record(j->pending + j->pending_len, NQ_JOURNAL_REC_DONE, 0, j->chunks, &final, j->identity);
+        j->pending_len += NQ_JOURNAL_BLOCK;
         j->complete = 1;
     }
     pthread_mutex_unlock(&j->lock);
@@ -758,10 +651,10 @@ int nq_journal_peek(const char *path, int *n, enum nq_engine *engine, int *split
     int fd = nq_journal_file_peek(path);
     if (fd < 0)
         return 0;
-    unsigned char b[BLOCK];
-    header h;
+    unsigned char b[NQ_JOURNAL_BLOCK];
+    nq_journal_header h;
     const char *why;
-    int ok = read_at(fd, b, BLOCK, 0) == 0 && decode_header(b, &h, &why) == 0;
+    int ok = read_at(fd, b, NQ_JOURNAL_BLOCK, 0) == 0 && nq_journal_decode_header(b, &h, &why) == 0;
     close(fd);
     if (!ok)
         return 0;
