@@ -197,6 +197,29 @@ class Resume(Base):
                 self.assertIn("resumed from the journal", p.stdout)
                 os.unlink(self.journal)
 
+    def test_sparse_zero_tail(self):
+        # A hole of 4 GiB after the records (what a crash of a file system
+        # that extends before it writes can leave) is a torn tail, found
+        # without reading the hole; a valid record beyond a hole is damage.
+        args = ["12", "-e", "mirror", "--checkpoint", self.journal]
+        self.finish(args, KNOWN[12])
+        data = read(self.journal)
+        body = data[:-RECORD]  # the last chunk record stays, the completion goes
+        with open(self.journal, "wb") as f:
+            f.write(body)
+        os.truncate(self.journal, len(body) + (4 << 30))
+        p = self.finish(args, KNOWN[12])
+        self.assertIn("torn", p.stderr)
+        self.assertEqual(os.path.getsize(self.journal) % RECORD, 0)
+        with open(self.journal, "wb") as f:
+            f.write(body)
+        os.truncate(self.journal, len(body) + (1 << 30))
+        with open(self.journal, "ab") as f:
+            f.write(body[-RECORD:])
+        p = run(*args)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("damaged", p.stderr)
+
     def test_unwritable_path_fails_before_work(self):
         for bad in [os.path.join(self.tmp.name, "no", "such", "dir", "j"),
                     os.path.join(self.journal, "x")]:
