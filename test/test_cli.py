@@ -26,6 +26,12 @@ def run(*args):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=60)
 
 
+def links_libomp():
+    """True when nqueens runs on LLVM's OpenMP runtime (a clang build)."""
+    p = subprocess.run(["ldd", NQUEENS], capture_output=True, text=True)
+    return "libomp" in p.stdout
+
+
 def valid(cols):
     n = len(cols)
     if sorted(cols) != list(range(n)):
@@ -95,7 +101,10 @@ class BadInput(unittest.TestCase):
                 others = [l for l in p.stderr.splitlines() if l and not l.startswith("nqueens:")]
                 self.assertTrue(all(l.startswith("libgomp:") for l in others), p.stderr)
         # An explicit thread count does not read it; a valid value is used.
-        for args, env, threads in ((["-t", "2"], "junk", 2), ([], "3", 3), ([], "", None)):
+        cases = [(["-t", "2"], "junk", 2), ([], "3", 3)]
+        if not links_libomp():  # LLVM's libomp aborts on an empty value as it loads
+            cases.append(([], "", None))
+        for args, env, threads in cases:
             p = subprocess.run([NQUEENS, "10", "-e", "mirror", "--json", *args],
                                capture_output=True, text=True, timeout=60,
                                env=dict(os.environ, OMP_NUM_THREADS=env))
@@ -349,6 +358,10 @@ class OutputFile(unittest.TestCase):
     def test_failed_write_leaves_the_old_result(self):
         # A file size limit makes the write fail after the count (the check
         # before it creates an empty file only): the old result stays whole.
+        if links_libomp():
+            # LLVM's libomp sizes a 1 KiB registration file as it loads,
+            # more than a result: the limit would stop it first.
+            self.skipTest("the limit cannot fall between libomp's file and the result")
         with open(self.path, "w") as f:
             f.write("old result\n")
 
