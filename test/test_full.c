@@ -248,7 +248,7 @@ static void test_full_estimate_keeps_to_its_threads(void **state)
      * program creates, which this count would take for OpenMP's; the other
      * builds check the bound. */
     if (NQ_TEST_UNDER_TSAN)
-        skip();
+        return; /* not cmocka's skip(): meson reads its TAP line as a failure */
     if (nq_test_threads_now() != 1)
         skip();
     const int saved = omp_get_max_threads();
