@@ -10,6 +10,7 @@
 # With NQ_LAUNCH set (e.g. "mpiexec -n 2 --bind-to none") the program runs
 # under it, so PATH may be nqueens-mpi.
 set -eu
+. "$(dirname "$0")/pairs.sh"
 exe=${1:?usage: $0 PATH_TO_NQUEENS [N] [PAIRS] [THREADS] [FRACTION]}
 n=${2:-17}
 pairs=${3:-5}
@@ -43,17 +44,8 @@ while [ "$i" -lt "$pairs" ]; do
         echo "totals differ: $3 without, $6 with --verify" >&2
         exit 1
     fi
-    echo "$1 $2 $4 $5" | awk -v i="$((i + 1))" '{
-        printf "pair %d: wall %.2f / %.2f s (%.4f), cpu %.2f / %.2f s (%.4f)\n",
-               i, $1, $3, $3 / $1, $2, $4, $4 / $2 }'
+    pair_line "$((i + 1))" "$1 $2 $4 $5"
     echo "$1 $2 $4 $5" >> "$dir/times"
     i=$((i + 1))
 done
-# Median of column $1 of the times file.
-median() { sort -n -k"$1" "$dir/times" | awk -v c="$1" '{ v[NR] = $c } END {
-    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-awk -v w0="$(median 1)" -v c0="$(median 2)" -v w1="$(median 3)" -v c1="$(median 4)" '
-    { sw0 += $1; sc0 += $2; sw1 += $3; sc1 += $4 }
-    END {
-        printf "median: wall ratio %.4f, cpu ratio %.4f\n", w1 / w0, c1 / c0
-        printf "total:  wall ratio %.4f, cpu ratio %.4f\n", sw1 / sw0, sc1 / sc0 }' "$dir/times"
+pair_summary "$dir/times"
