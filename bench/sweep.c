@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,15 @@ static int save_outputs(sweep_state *st, const bench_case *cases, int count, int
     bench_save *saves[] = {&o->csv, &o->meta, &o->json, &o->markdown, &o->plot};
     const char *paths[] = {o->csv_path, o->meta_path, o->json_path, o->markdown_path,
                            o->plot_path};
+    /* The stop signals wait until every output holds the same cases: a
+     * signal between two commits would leave one file a case ahead of the
+     * others when the handler renames the snapshots. */
+    sigset_t stops, old;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stops, &old);
     for (int k = 0; k < 5; k++) {
         if (!paths[k] || !paths[k][0])
             continue;
@@ -330,6 +340,7 @@ static int save_outputs(sweep_state *st, const bench_case *cases, int count, int
         for (int k = 0; k < 5; k++)
             if (paths[k] && paths[k][0])
                 status |= bench_save_finish(saves[k]);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return status;
 }
 
