@@ -247,6 +247,24 @@ static void end_without_silent_rank(const nq_mpi_outcome *out, int status)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+/* What rank 0's duration estimate needs, on its team's thread. */
+typedef struct estimate_job {
+    const nq_plan *plan;
+    nq_run *run;
+    int threads;
+} estimate_job;
+
+/* Rank 0's duration estimate: timed on rank 0's threads, before they take
+ * their first chunk, while the other ranks already count (their work
+ * meanwhile is in the estimate's figure: it predicts the units left at
+ * the start). */
+static void estimate_on_rank0(void *user)
+{
+    const estimate_job *e = user;
+    nq_plan_estimate(e->plan, e->run, e->threads);
+    nq_mpi_trace("estimate done");
+}
+
 /* Rank 0: runs the planned job with the other ranks and reports it. */
 static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
 {
@@ -267,11 +285,8 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    /* Timed on rank 0's threads, spread over every rank's (the others wait
-     * for their first chunk meanwhile). */
     nq_mpi_trace("run started");
-    nq_plan_estimate(plan, &run, pg->threads);
-    nq_mpi_trace("estimate done");
+    estimate_job est = {.plan = plan, .run = &run, .threads = pg->threads};
     const nq_mpi_coord_config cfg = {
         .job = plan->job,
         .run = &run,
@@ -281,6 +296,8 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         .verify = s->verify,
         .notice = console_notice,
         .notice_user = &con,
+        .prepare = estimate_on_rank0,
+        .prepare_user = &est,
     };
     ret = nq_mpi_coordinate(&cfg, &out);
     nq_mpi_trace("coordination done");
