@@ -3,23 +3,29 @@
  *
  * Same options and output as `nqueens` (cli/options.c, cli/render.c,
  * cli/console.c), but the job's chunks are shared among MPI ranks, each
- * running its own OpenMP threads.  Rank 0 plans the run exactly as nq_count() does (api/plan.c:
- * for the threads of all ranks together, or as the checkpoint journal
- * dictates), opens the journal and broadcasts the plan; every rank plans
- * the same job and proves it by its identity before any work starts.  Rank
- * 0 then runs the run layer (run/run.c: ledger, journal cadence, progress)
- * like nq_count(), with the ranks' threads in place of the task pool.
- * Only rank 0 prints and only rank 0 touches the journal.  Every rank
- * leaves with the same decision, so mpiexec's exit status is the run's: 0,
- * 2 for bad input (a journal that cannot be used, is in use, or is another
- * run's), 1 for a failure (a journal write failing mid-run, a rank lost, a
- * result rank 0 cannot write, --output included), 128 + signal when rank
- * 0 was interrupted.  A rank that stalls is left behind (its chunks go to
- * the others); since it cannot reach MPI_Finalize, rank 0 then ends the
- * job with MPI_Abort once the result is out: exit status 3 when the count
- * is complete (the total printed is exact).  Another rank that gets a
- * signal leaves the same way, at once and cleanly: the job completes and
- * exits 3 too.
+ * running its own OpenMP threads.  Rank 0 plans the run exactly as
+ * nq_count() does (api/plan.c: for the threads of all ranks together, or
+ * as the checkpoint journal dictates) and opens the journal; it first
+ * broadcasts the engine and split depth it is about to plan with, so that
+ * every rank plans the job at the same time, and then the plan it made,
+ * which every rank proves it shares by the job's identity before any work
+ * starts.  Rank 0 then runs the run layer (run/run.c: ledger, journal
+ * cadence, progress) like nq_count(), with the ranks' threads in place of
+ * the task pool.  Only rank 0 prints and only rank 0 touches the journal.
+ * Every rank leaves with the same decision, so mpiexec's exit status is
+ * the run's: 0, 2 for bad input (a journal that cannot be used, is in use,
+ * or is another run's), 1 for a failure on any rank (a journal write
+ * failing mid-run, a rank's part failing, out of memory, a result rank 0
+ * cannot write, --output included: the status nqueens gives for the same
+ * failures, with the same remedy, running it again), 4 for counts that
+ * --verify found to differ, 128 + signal when rank 0 was interrupted.  A
+ * rank that dies ends the job through the launcher, whose status is its
+ * own.  A rank that stalls is left behind (its chunks go to the others);
+ * since it cannot reach MPI_Finalize, rank 0 then ends the job with
+ * MPI_Abort once the result is out: exit status 3 when the count is
+ * complete (the total printed is exact).  Another rank that gets a signal
+ * leaves the same way, at once and cleanly: the job completes and exits 3
+ * too.
  */
 #include <inttypes.h>
 #include <pthread.h>
