@@ -169,6 +169,7 @@ static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
     if (is_rank0_job(msg, plan))
         return 1;
     nq_job_free(&plan->job);
+    nq_mpi_trace("planning again, as rank 0 did");
     if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
                     threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
         return 0;
