@@ -21,6 +21,7 @@
 #include "mpi/protocol.h"
 #include "mpi/roster.h"
 #include "mpi/team.h"
+#include "mpi/trace.h"
 #include "run/pool.h"
 #include "run/verify.h"
 
@@ -64,6 +65,8 @@ typedef struct coord {
     atomic_int recheck_added; /* tells the main thread to answer waiting REQUESTs */
     atomic_int others_gone;   /* every other rank is gone or silent (main thread sets it) */
     atomic_int verify_failed;
+    /* For the trace: the main loop's turns and the messages by tag. */
+    unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
 } coord;
 
 /* Queues sampled chunk `chunk` to go out for its second count. */
@@ -314,6 +317,8 @@ static int serve(coord *c)
         if (!flag)
             return busy;
         busy = 1;
+        if (st.MPI_TAG >= 0 && st.MPI_TAG <= NQ_MPI_TAG_HEARTBEAT)
+            c->messages[st.MPI_TAG]++;
         heard(c, st.MPI_SOURCE);
         switch (st.MPI_TAG) {
         case NQ_MPI_TAG_REQUEST: take_request(c, st.MPI_SOURCE); break;
@@ -390,6 +395,7 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
 {
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
+        c->polls++;
         watch_ranks(c);
         int busy = serve(c);
         if (team_started && atomic_load(&team->error))
@@ -533,6 +539,10 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     out->silent_rank = nq_mpi_roster_first_silent(c->roster, nq_now(), &out->silent_for);
     out->left_rank = c->left_rank;
     out->left_signal = c->left_signal;
+    nq_mpi_trace("served %llu requests, %llu result messages, %llu heartbeats, %llu goodbyes "
+                 "in %llu polls", c->messages[NQ_MPI_TAG_REQUEST],
+                 c->messages[NQ_MPI_TAG_RESULT], c->messages[NQ_MPI_TAG_HEARTBEAT],
+                 c->messages[NQ_MPI_TAG_BYE], c->polls);
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -42,6 +43,7 @@
 #include "mpi/closing.h"
 #include "mpi/coordinator.h"
 #include "mpi/protocol.h"
+#include "mpi/trace.h"
 #include "mpi/worker.h"
 
 #define PROG "nqueens-mpi"
@@ -224,7 +226,9 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
     }
     /* Timed on rank 0's threads, spread over every rank's (the others wait
      * for their first chunk meanwhile). */
+    nq_mpi_trace("run started");
     nq_plan_estimate(plan, &run, pg->threads);
+    nq_mpi_trace("estimate done");
     const nq_mpi_coord_config cfg = {
         .job = plan->job,
         .run = &run,
@@ -236,6 +240,7 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         .notice_user = &con,
     };
     ret = nq_mpi_coordinate(&cfg, &out);
+    nq_mpi_trace("coordination done");
     if (out.abandoned) {
         /* A rank is stuck or gone: end the job instead of waiting in
          * MPI_Finalize for it, with the journal made durable first. */
@@ -254,6 +259,7 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
     memset(&r, 0, sizeof r);
     nq_plan_result(plan, &sum, done, resumed, pg->total_threads, MPI_Wtime() - pg->start, &r);
     int status = report(ret, out.message, pg, plan, &r);
+    nq_mpi_trace("result out");
     if (status == 0 && out.left_rank) {
         status = NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK;
         fprintf(stderr,
@@ -284,11 +290,15 @@ int main(int argc, char **argv)
      * job.  Rank 0's signal ends the job: at once until it knows of a
      * journal (a signal during MPI_Init stops its count as it starts). */
     nq_cli_install_signal_handlers(1);
+    nq_mpi_trace_init(-1);
+    nq_mpi_trace("process started (pid %ld)", (long)getpid());
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
+    nq_mpi_trace_init(pg.rank);
+    nq_mpi_trace("MPI_Init done (pid %ld)", (long)getpid());
     if (pg.rank == 0)
         nq_cli_install_signal_handlers(0);
 
@@ -309,6 +319,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;
+    nq_mpi_trace("options read");
 
     int64_t msg[NQ_MPI_PLAN_FIELDS_] = {PLAN_RUN};
     nq_plan plan;
@@ -323,8 +334,10 @@ int main(int argc, char **argv)
         }
         if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN)
             msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg);
+        nq_mpi_trace("planned");
     }
     MPI_Bcast(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    nq_mpi_trace("plan broadcast");
     int status = (int)msg[NQ_MPI_PLAN_STATUS];
     if (status == PLAN_RUN) {
         /* Rank 0's signal ends the job: with a journal, cleanly so it can
@@ -333,6 +346,7 @@ int main(int argc, char **argv)
         if (pg.rank == 0)
             nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
         const int same = same_job_everywhere(&pg, msg, &plan);
+        nq_mpi_trace("same job on every rank");
         if (same) /* a rank's threads share chunks as its --schedule says */
             plan.job->schedule = pg.opt.settings.schedule;
         if (!same)
@@ -344,6 +358,8 @@ int main(int argc, char **argv)
                                                (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT],
                                                &nq_cli_cancel, &nq_cli_first_signal));
     }
+    if (pg.rank != 0)
+        nq_mpi_trace("work done");
     nq_plan_close(&plan);
     free(pg.typed);
     /* The result is out before the end of the job, which a stalled rank

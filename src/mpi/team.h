@@ -43,6 +43,7 @@ typedef struct nq_mpi_team {
     pthread_t thread;
     atomic_int finished;
     atomic_int error;      /* the runner's error (no memory for its scratch), else 0 */
+    atomic_int first_taken; /* the first chunk was taken (for the trace) */
 } nq_mpi_team;
 
 /* Starts the team.  Returns 0 or NQ_ENOMEM when no thread could be made. */

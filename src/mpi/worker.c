@@ -29,6 +29,7 @@
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/team.h"
+#include "mpi/trace.h"
 #include "mpi/worker.h"
 
 /* Seconds of work the spare chunks should cover: well above the longest
@@ -57,6 +58,8 @@ typedef struct worker {
     double beat;              /* heartbeat interval, seconds */
     double last_sent;         /* nq_now() when rank 0 was last sent anything */
     MPI_Request beat_req;     /* the heartbeat in flight, if any */
+    /* For the trace: the main loop's turns and what it sent. */
+    unsigned long long polls, requests, result_messages, results_sent, beats;
 } worker;
 
 static int worker_take(void *user, uint64_t *chunk)
@@ -157,6 +160,8 @@ static int send_results(worker *w, uint64_t *out)
     if (k) {
         MPI_Send(out, (int)(k * NQ_MPI_RESULT_WORDS), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT,
                  MPI_COMM_WORLD);
+        w->result_messages++;
+        w->results_sent += k;
         w->last_sent = nq_now();
     }
     return k > 0;
@@ -203,6 +208,7 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
         return 0;
     MPI_Irecv(assign, (int)w->cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD, pending);
     MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
+    w->requests++;
     w->last_sent = nq_now();
     return 1;
 }
@@ -220,6 +226,7 @@ static int heartbeat(worker *w)
     if (!arrived || now - w->last_sent < w->beat)
         return 0;
     MPI_Issend(NULL, 0, MPI_BYTE, 0, NQ_MPI_TAG_HEARTBEAT, MPI_COMM_WORLD, &w->beat_req);
+    w->beats++;
     w->last_sent = now;
     return 1;
 }
@@ -255,6 +262,7 @@ static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_i
 {
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     for (;;) {
+        w->polls++;
         const unsigned seen = events(w);
         int busy = check_stop(w, cancel);
         busy |= send_results(w, outbox);
@@ -318,6 +326,9 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     MPI_Send(bye, NQ_MPI_BYE_WORDS, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
     /* The REQUEST a stopped rank left unanswered gets its answer now. */
     nq_mpi_wait_napping(&pending);
+    nq_mpi_trace("sent %llu requests, %llu result messages (%llu chunks), %llu heartbeats "
+                 "in %llu polls", w.requests, w.result_messages, w.results_sent, w.beats,
+                 w.polls);
 
     pthread_cond_destroy(&w.wake);
     pthread_cond_destroy(&w.changed);
