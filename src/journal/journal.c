@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "journal/block.h"
 #include "journal/crc.h"
 #include "journal/file.h"
@@ -405,22 +406,6 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
     return j;
 }
 
-/* Writes v in decimal into buf (40 bytes hold any value).  The journal
- * sits below the API layer, so it has its own rather than calling
- * nq_u128_to_string(). */
-static void decimal(nq_u128 v, char buf[48])
-{
-    char digits[48];
-    size_t len = 0;
-    do {
-        digits[len++] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < len; i++)
-        buf[i] = digits[len - 1 - i];
-    buf[len] = '\0';
-}
-
 /* Checks that a loaded journal's completion record, if any, agrees with
  * its chunk records: every chunk has one, and their counts add up to the
  * completion record's.  This is what lets a finished journal answer
@@ -442,8 +427,8 @@ static int check_completion(nq_journal *j, const scan *sc, char *detail, size_t 
         sc->done_counts.unique != j->resumed.unique) {
         char done[48], sum[48];
         const int total = sc->done_counts.total != j->resumed.total;
-        decimal(total ? sc->done_counts.total : sc->done_counts.unique, done);
-        decimal(total ? j->resumed.total : j->resumed.unique, sum);
+        nq_decimal(total ? sc->done_counts.total : sc->done_counts.unique, done, sizeof done);
+        nq_decimal(total ? j->resumed.total : j->resumed.unique, sum, sizeof sum);
         say(detail, size, "journal '%s' is damaged: its completion record's %s count %s differs "
             "from the sum of its chunk records, %s", j->shown, total ? "total" : "unique", done,
             sum);
