@@ -106,6 +106,16 @@ const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l)
     return l->resumed;
 }
 
+int nq_ledger_finished(nq_ledger *l, uint64_t c)
+{
+    if (c >= l->chunks)
+        return 0;
+    pthread_mutex_lock(&l->lock);
+    const int done = l->state[c] == CHUNK_FINISHED;
+    pthread_mutex_unlock(&l->lock);
+    return done;
+}
+
 int nq_ledger_take(nq_ledger *l, uint64_t *chunk)
 {
     int got = 0;

@@ -38,6 +38,9 @@ uint64_t nq_ledger_chunk_size(const nq_ledger *l, uint64_t c);
  * journal): chunk c needs no solving when flags[c] != 0.  Never changes. */
 const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l);
 
+/* 1 when chunk c is finished (resumed, or reported since), else 0. */
+int nq_ledger_finished(nq_ledger *l, uint64_t c);
+
 /* Hands out the next chunk that is neither finished nor out: sets *chunk
  * and returns 1, or returns 0 when none is left or the ledger is closed. */
 int nq_ledger_take(nq_ledger *l, uint64_t *chunk);
