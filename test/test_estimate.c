@@ -487,6 +487,96 @@ static void test_sample_not_solved_twice(void **state)
     assert_true(twice > 0 && twice < units);
 }
 
+/* What the progress callback saw of the running totals. */
+typedef struct totals_log {
+    int calls, finals, falls;
+    nq_u128 last, first;
+    double last_fraction;
+    double final_fraction, final_rate;
+    uint64_t final_units;
+} totals_log;
+
+static void watch_totals(const nq_progress *p, void *user)
+{
+    totals_log *log = user;
+    if (!log->calls++)
+        log->first = p->total_done;
+    else if (p->total_done < log->last || p->work_fraction < log->last_fraction)
+        log->falls++;
+    log->last = p->total_done;
+    log->last_fraction = p->work_fraction;
+    if (p->final) {
+        log->finals++;
+        log->final_fraction = p->work_fraction;
+        log->final_rate = p->total_rate;
+        log->final_units = p->units_done;
+    }
+    assert_true(p->total_rate >= 0);
+}
+
+/* nq_progress's running totals: the solutions counted so far never fall,
+ * nor does the work fraction, and the final call holds the exact total,
+ * the whole work and a rate; resumed, the totals start from the journal's
+ * and still end at the exact total; with verify, too. */
+static void test_progress_totals(void **state)
+{
+    (void)state;
+    const struct {
+        int n;
+        enum nq_engine engine;
+        double verify;
+    } cases[] = {{16, NQ_ENGINE_MITM, 0}, {13, NQ_ENGINE_FULL, 0}, {13, NQ_ENGINE_MIRROR, 0.3}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        seen est = {0};
+        totals_log log = {0};
+        nq_settings s = estimated(cases[i].n, cases[i].engine, &est);
+        s.verify = cases[i].verify;
+        s.progress = watch_totals;
+        s.progress_user = &log;
+        s.progress_interval = 0;
+        nq_result r;
+        assert_int_equal(nq_count(&s, &r), 0);
+        assert_true(r.total == known_total[cases[i].n]);
+        assert_true(log.calls >= 1);
+        assert_int_equal(log.finals, 1);
+        assert_int_equal(log.falls, 0);
+        assert_true(log.last == r.total);
+        assert_true(log.final_fraction == 1.0);
+        assert_true(log.final_rate > 0);
+        assert_int_equal(log.final_units, r.subproblems);
+    }
+
+    /* Resumed from half a journal: the first report counts the journal's
+     * solutions already (the run may be over by then), the last the exact
+     * total. */
+    char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.journal", dir);
+    seen est = {0};
+    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &est);
+    s.split_depth = 4;
+    s.checkpoint_path = path;
+    nq_result r;
+    assert_int_equal(nq_count(&s, &r), 0);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    const long records = (ftell(f) - 64) / 64 - 1;
+    fclose(f);
+    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    totals_log log = {0};
+    s.progress = watch_totals;
+    s.progress_user = &log;
+    s.progress_interval = 0;
+    assert_int_equal(nq_count(&s, &r), 0);
+    assert_true(r.units_resumed > 0);
+    assert_true(log.first > 0); /* the journal's, at least, from the first report */
+    assert_int_equal(log.falls, 0);
+    assert_true(log.last == known_total[13]);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_count_calls_back),
         cmocka_unit_test(test_journal_units_left),
         cmocka_unit_test(test_sample_not_solved_twice),
+        cmocka_unit_test(test_progress_totals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

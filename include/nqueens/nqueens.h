@@ -140,6 +140,16 @@ typedef struct nq_progress {
      *  nq_count() makes when settings.estimate is set.  -1 when unknown
      *  (no estimate asked, a one-unit job, before the estimate). */
     double work_fraction;
+    /** Solutions counted so far: the totals of the finished units, resumed
+     *  ones included (a chunk settings.verify counts twice adds in once
+     *  its two counts agree).  Never falls from one call to the next, and
+     *  on the final call of a complete run it equals the result's total.
+     *  Callers without a 128-bit integer read it with nq_u128_high() and
+     *  nq_u128_low(). */
+    nq_u128 total_done;
+    /** Solutions per second counted by this process over its run so far
+     *  (those resumed from a journal left out), as rate is for units. */
+    double total_rate;
 } nq_progress;
 
 typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);

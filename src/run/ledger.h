@@ -62,7 +62,10 @@ int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts);
 int nq_ledger_finish_checked(nq_ledger *l, uint64_t c, const nq_counts *counts);
 
 /* The sums of every finished chunk, resumed ones included. */
-nq_counts nq_ledger_counts(nq_ledger *l);
+nq_counts nq_ledger_counts(const nq_ledger *l);
+
+/* The sums of the chunks resumed from the journal (zero without one). */
+nq_counts nq_ledger_counts_resumed(const nq_ledger *l);
 
 /* Units finished, resumed ones included; cheap, for progress reports. */
 uint64_t nq_ledger_units_done(const nq_ledger *l);

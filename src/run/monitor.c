@@ -48,6 +48,9 @@ static void report(nq_monitor *m, int final)
     const uint64_t mine = p.units_done - p.units_resumed;
     p.rate = p.elapsed > 0 ? (double)mine / p.elapsed : 0;
     p.work_fraction = nq_ledger_work_fraction(m->cfg.ledger);
+    p.total_done = nq_ledger_counts(m->cfg.ledger).total;
+    const nq_u128 mine_total = p.total_done - nq_ledger_counts_resumed(m->cfg.ledger).total;
+    p.total_rate = p.elapsed > 0 ? (double)mine_total / p.elapsed : 0;
     if (p.units_done >= p.units_total) {
         p.eta = 0;
     } else if (p.work_fraction >= 0) {
