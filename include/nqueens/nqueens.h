@@ -215,17 +215,18 @@ typedef struct nq_settings {
 
     /** Optional: the run's expected duration (see nq_estimate).  When set,
      *  nq_count() first solves a stratified sample of the chunks left after
-     *  planning (about 2% of them, at least 8 and one per thread, none
-     *  started after two seconds once each thread has had one; none when
-     *  one per thread would be over a quarter of the chunks) and calls it
-     *  with the calibrated estimate, before that with rising lower bounds
-     *  while the sample's units outlast half a second.  The sample is part
-     *  of the run (its counts are kept, its chunks journalled), so it
-     *  costs only the wait for its last chunk; it also weighs the progress
-     *  by work (nq_progress.work_fraction).  Called one call at a time, as
-     *  the progress callback (never beside it), not necessarily from the
-     *  caller's thread, and always before nq_count() returns.  Unset (the
-     *  default), nothing is sampled. */
+     *  planning (about 2% of them, at least 8 and one per thread; once each
+     *  thread has had one, none that would end past 2% of the expected
+     *  time or two seconds, whichever is longer, nor past twenty seconds;
+     *  none when one per thread would be over a quarter of the chunks),
+     *  and calls it with the calibrated estimate, before that with rising
+     *  lower bounds while the sample's units outlast half a second.  The
+     *  sample is part of the run (its counts are kept, its chunks
+     *  journalled), so it costs only the wait for its last chunk; it also
+     *  weighs the progress by work (nq_progress.work_fraction).  Called one
+     *  call at a time, as the progress callback (never beside it), not
+     *  necessarily from the caller's thread, and always before nq_count()
+     *  returns.  Unset (the default), nothing is sampled. */
     nq_estimate_fn estimate;
     void *estimate_user;
 

@@ -35,6 +35,7 @@ typedef struct sample {
     running *state;   /* [count] */
     uint64_t count;
     double t0;
+    double cost_left; /* of every chunk not skipped */
 
     pthread_mutex_t lock; /* guards everything below and state[] */
     pthread_cond_t wake;  /* the watchdog waits on it */
@@ -99,6 +100,9 @@ static int pick(sample *s)
     for (uint64_t c = 0; c < all; c++)
         if (!(cfg->skip && cfg->skip[c]))
             eligible[e++] = c;
+    for (uint64_t u = 0; u < cfg->job->units; u++)
+        if (!(cfg->skip && cfg->skip[u / cfg->chunk_units]))
+            s->cost_left += cfg->costs[u];
     uint64_t state = UINT64_C(0x6e71756565e5);
     for (uint64_t i = 0; i < want; i++) {
         const uint64_t first = i * left / want, end = (i + 1) * left / want;
@@ -128,19 +132,21 @@ static double chunk_cost(const nq_sample_config *cfg, uint64_t c)
 
 /* Takes the next sample chunk to start, under the lock: none once the
  * sample is used up or the stop flag is raised, and, once every thread
- * has had one, none that would run past NQ_ESTIMATE_SAMPLE_TIME (judged
- * from the chunks finished so far).  Returns its index in the sample, or
- * -1. */
+ * has had one, none that would run past the sample's time (estimate.h),
+ * judged from the chunks finished so far.  Returns its index in the
+ * sample, or -1. */
 static int64_t take(sample *s)
 {
     const nq_sample_config *cfg = s->cfg;
     if (s->next >= s->count || (cfg->stop && atomic_load(cfg->stop)))
         return -1;
     const double now = nq_now();
-    const double expect = s->cost_sum > 0 ? chunk_cost(cfg, s->chunks[s->next]) * s->time_sum /
-                                                s->cost_sum
-                                          : 0;
-    if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > NQ_ESTIMATE_SAMPLE_TIME)
+    const double spc = s->cost_sum > 0 ? s->time_sum / s->cost_sum : 0;
+    const double expect = chunk_cost(cfg, s->chunks[s->next]) * spc;
+    double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
+    limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
+    limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
+    if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > limit)
         return -1;
     s->state[s->next] = (running){.started = now};
     return (int64_t)s->next++;

@@ -33,12 +33,17 @@
 /* Seconds after which the watchdog hands out its first lower bound when
  * the sample is still running (see nq_sample_config.overdue). */
 #define NQ_ESTIMATE_BUDGET 0.5
-/* Seconds after which no new sample chunk is started (nor one that would
- * end after it, judged by the chunks finished so far), once every thread
- * has had one.  The sample's work is not lost, so this bounds how late
- * the estimate comes and how long the other ranks of nqueens-mpi wait,
- * not what it costs. */
+/* How long the sample may take: once every thread has had a chunk, no
+ * new one is started that would end (judged by the chunks finished so
+ * far) after NQ_ESTIMATE_SHARE of the run's expected time, or after
+ * NQ_ESTIMATE_SAMPLE_TIME seconds when that is longer, and never after
+ * NQ_ESTIMATE_SAMPLE_TIME_MAX seconds.  The sample's work is not lost, so
+ * these bound how late the estimate comes and how long the other ranks of
+ * nqueens-mpi wait, not what it costs; a long run gets a bigger sample
+ * (its chunks' costs and times vary as a short run's do, and more of them
+ * narrow the calibration). */
 #define NQ_ESTIMATE_SAMPLE_TIME 2.0
+#define NQ_ESTIMATE_SAMPLE_TIME_MAX 20.0
 /* Size of the sample: NQ_ESTIMATE_SHARE of the chunks to solve, at least
  * NQ_ESTIMATE_MIN_CHUNKS (stretches enough to follow a drifting cost
  * estimate) and one per thread.  When one per thread would be more than
