@@ -26,6 +26,7 @@ struct nq_monitor {
     int quit;
     int posted;           /* an estimate waits to be handed on */
     nq_estimate estimate;
+    double calibrated;    /* seconds of the latest calibrated estimate, or -1 */
     double tick;
     double last_report;
     int work_seen;        /* the ledger's work fraction was known at... */
@@ -66,6 +67,13 @@ static void report(nq_monitor *m, int final)
     } else {
         p.eta = p.rate > 0 ? (double)(p.units_total - p.units_done) / p.rate : -1;
     }
+    /* No pace yet (the first chunks are still running): the calibrated
+     * estimate's time left, so the ETA agrees with it from the start. */
+    pthread_mutex_lock(&m->lock);
+    const double calibrated = m->calibrated;
+    pthread_mutex_unlock(&m->lock);
+    if (p.eta < 0 && calibrated >= 0)
+        p.eta = calibrated > p.elapsed ? calibrated - p.elapsed : 0;
     m->last_report = now;
     m->cfg.progress(&p, m->cfg.progress_user);
 }
@@ -75,6 +83,8 @@ void nq_monitor_post_estimate(nq_monitor *m, const nq_estimate *e)
     pthread_mutex_lock(&m->lock);
     m->estimate = *e;
     m->posted = 1;
+    if (!e->at_least)
+        m->calibrated = e->seconds;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -144,6 +154,7 @@ int nq_monitor_start(nq_monitor **out, const nq_monitor_config *config)
     if (!m)
         return NQ_ENOMEM;
     m->cfg = *config;
+    m->calibrated = -1;
     m->tick = MONITOR_TICK;
     if (m->cfg.progress && m->cfg.progress_interval < m->tick)
         m->tick = m->cfg.progress_interval > MONITOR_MIN_TICK ? m->cfg.progress_interval
