@@ -453,7 +453,8 @@ class Refuse(Base):
 
 class Progress(Base):
     PATTERN = (r"(?:\[[#.]+\] )?(?P<pct>\d+\.\d)%, ETA (\d+:\d\d|--), elapsed \d+:\d\d, "
-               r"(?P<done>\d+)/(?P<total>\d+) units, \d+\.\d units/s")
+               r"(?P<done>\d+)/(?P<total>\d+) units"
+               r"(?P<rate>, \d+(?:\.\d+)? (?:[kMGTPEZY] )?solutions/s)?")
 
     def on_pty(self, args):
         master, slave = pty.openpty()
@@ -507,6 +508,8 @@ class Progress(Base):
         self.assertTrue(lines)
         for line in lines:
             self.assertRegex(line, r"^progress: " + self.PATTERN + "$")
+            # Without a terminal's width every piece is there, the rate too.
+            self.assertIn(" solutions/s", line)
         self.assertIn("100.0%, ETA 0:00, ", lines[-1])
         self.assertIn("6990/6990 units", lines[-1])
         self.assertNotIn("\r", p.stderr)
