@@ -31,6 +31,8 @@ static void team_done(void *user, uint64_t chunk, const nq_counts *counts)
 static void *team_main(void *arg)
 {
     nq_mpi_team *t = arg;
+    if (t->prepare)
+        t->prepare(t->prepare_user);
     const nq_pool_run run = {
         .job = t->job,
         .first_unit = 0,
@@ -48,6 +50,8 @@ static void *team_main(void *arg)
     if (ret < 0 && ret != NQ_ECANCELLED)
         atomic_store(&t->error, ret);
     atomic_store(&t->finished, 1);
+    if (t->on_finish)
+        t->on_finish(t->on_finish_user);
     return NULL;
 }
 
