@@ -101,8 +101,6 @@ typedef struct unit_join {
     const mitm_scratch *s;
     uint32_t west_n, west_s; /* west rows, north and south quarter */
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
-    uint32_t west_avail;     /* the west columns its halves use */
-    uint64_t west_or;        /* ORed into every west signature */
     size_t nw, ne;
     int west_whole;
     int keyed;               /* sorted by key bits too (long lists only) */
@@ -175,10 +173,11 @@ static void flush_east(unit_join *u)
         if (!u->ordered)
             choose_order(u);
         nq_join_sort(s->east, u->ne, &u->order, s->tag, s->split, &east);
+        const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi;
-        nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], u->west_avail, 0);
+        nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
         while (!wi.done) {
-            u->nw = nq_mitm_half_next(p, &wi, u->west_or, s->west, p->half_cap);
+            u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
             nq_join_sort(s->west, u->nw, &u->order, s->tag, s->east, &west);
             u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u), s->js);
@@ -200,74 +199,6 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
         if (!ei.done)
             flush_east(u); /* buffer full: an empty one always makes progress */
     }
-}
-
-/* The signature bits of the queen at board (r, c): its sum and difference
- * diagonals where they are shared (mitm_plan's sig_bits). */
-static uint64_t queen_signature(const mitm_plan *p, int r, int c)
-{
-    const int h = p->h, s = r + c - h, d = r - c + h - 1;
-    uint64_t sig = 0;
-    if (s >= 0 && s <= 2 * h - 2)
-        sig |= UINT64_C(1) << s;
-    if (d >= 0 && d <= 2 * h - 2)
-        sig |= UINT64_C(1) << (2 * h - 1 + d);
-    return sig;
-}
-
-/*
- * A unit of the middle-row decomposition (units.c, plan_midrows): the
- * queens (h - 1, c1) and (h, c2) are placed beforehand, so every slice
- * leaves out their diagonals and each side the columns they hold.  Each
- * fixed queen's signature is ORed into its own side's halves: the other
- * side never holds those diagonals (its slices left them out), so no pair
- * is lost, and a fixed queen on a main diagonal lands in its side's class
- * as a queen of the half would (v stays a function of the solution).
- */
-static void solve_midrows(const mitm_plan *p, uint64_t unit, nq_counts *out, void *scratch)
-{
-    const int n = p->n, h = p->h;
-    int c1, c2;
-    uint32_t east, weight;
-    nq_mitm_decode_midrows(p, unit, &c1, &c2, &east, &weight);
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    const mitm_scratch s = nq_mitm_carve_scratch(p, scratch);
-    unit_join u = {.p = p, .s = &s};
-    u.wp1 = UINT64_C(1) << (h - 1 + c1) | UINT64_C(1) << (h + c2);
-    u.wp2 = UINT64_C(1) << (h - 1 - c1 + n - 1) | UINT64_C(1) << (h - c2 + n - 1);
-    const uint32_t rows = ((UINT32_C(1) << 2 * h) - 1) & ~(UINT32_C(3) << (h - 1));
-    uint32_t east_avail = hm;
-    uint64_t east_or = 0;
-    u.west_avail = hm;
-    const int fr[2] = {h - 1, h}, fc[2] = {c1, c2};
-    for (int q = 0; q < 2; q++) {
-        if (fc[q] >= h) {
-            east_avail &= ~(UINT32_C(1) << (fc[q] - h));
-            east_or |= queen_signature(p, fr[q], fc[q]);
-        } else {
-            u.west_avail &= ~(UINT32_C(1) << fc[q]);
-            u.west_or |= queen_signature(p, fr[q], fc[q]);
-        }
-    }
-    const uint32_t west = rows & ~east;
-    u.west_n = west & hm;
-    u.west_s = west >> h;
-    nq_mitm_prepare_side(p, &s, 1, u.west_n, u.west_s, u.wp1, u.wp2);
-    half_iter wi;
-    nq_mitm_half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], u.west_avail, 0);
-    u.nw = nq_mitm_half_next(p, &wi, u.west_or, s.west, p->half_cap);
-    u.west_whole = wi.done;
-    out->total = 0;
-    if (u.nw == 0 && u.west_whole)
-        return;
-    u.keyed = !u.west_whole || u.nw >= p->key_min;
-    if (u.keyed)
-        nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
-    nq_mitm_prepare_side(p, &s, 0, east & hm, east >> h, u.wp1, u.wp2);
-    add_east(&u, east_avail, 0, east_or);
-    if (u.ne)
-        flush_east(&u);
-    out->total = (nq_u128)u.pairs * weight;
 }
 
 /*
@@ -292,16 +223,12 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
         out->total = tiny_count(p->n, 0, 0, 0, 0);
         return;
     }
-    if (p->midrows) {
-        solve_midrows(p, unit, out, scratch);
-        return;
-    }
     nq_mitm_unit d;
     nq_mitm_decode_unit(p, unit, &d);
     const int n = p->n, h = p->h, mid = n / 2;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     const mitm_scratch s = nq_mitm_carve_scratch(p, scratch);
-    unit_join u = {.p = p, .s = &s, .west_avail = hm};
+    unit_join u = {.p = p, .s = &s};
     uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
     if (n & 1) {
         /* The middle column's queen (the centre queen when b = 0). */

@@ -38,10 +38,6 @@ typedef struct nq_mitm_tuning {
     /* A unit is joined with key bits (join.h) only when its west list has
      * at least this many halves (0 or SIZE_MAX force either path). */
     size_t key_min;
-    /* When non-zero and N is even, the units are the middle-row
-     * decomposition (units.c, plan_midrows): a study, not the default, so
-     * it has its own identity and no unit description, audit or estimate. */
-    int midrows;
 } nq_mitm_tuning;
 
 /* The tuning every job is planned with. */

@@ -44,12 +44,6 @@ typedef struct mitm_plan {
     size_t slice_cap;    /* placements a slice holds: the most of any row set, or with
                           * shared slices, the most a west and east pair hold */
     int shared_slices;   /* a unit's west and east slices of one half share a buffer */
-    /* Even N, middle-row decomposition (tuning midrows): unit j fixes the
-     * queens (h - 1, mr_c1[j]) and (h, mr_c2[j]), and E is mr_e[j]. */
-    int midrows;
-    uint32_t *mr_e;
-    uint8_t *mr_c1, *mr_c2, *mr_weight;
-    uint64_t nmr;
     uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
     size_t scratch_bytes;
 } mitm_plan;
@@ -130,10 +124,6 @@ size_t nq_mitm_half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uin
 
 /* Decodes unit u of plan p into configuration, E and weight. */
 void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d);
-
-/* Decodes unit u of a middle-row plan (units.c, plan_midrows). */
-void nq_mitm_decode_midrows(const mitm_plan *p, uint64_t u, int *c1, int *c2, uint32_t *east,
-                            uint32_t *weight);
 
 /* The engine hooks units.c implements (core/engine.h). */
 int nq_mitm_plan_job(nq_job *job, int split_depth);

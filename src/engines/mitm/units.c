@@ -38,7 +38,6 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t)
     t->batch_limit = 0;
     t->walk_slices = 0;
     t->key_min = NQ_MITM_KEY_MIN;
-    t->midrows = 0;
 }
 
 /* Reverses the low 2h bits of e: north row i <-> south row h - 1 - i. */
@@ -81,10 +80,6 @@ static void plan_free(mitm_plan *p)
     free(p->canon);
     free(p->canon_weight);
     free(p->all_e);
-    free(p->mr_e);
-    free(p->mr_c1);
-    free(p->mr_c2);
-    free(p->mr_weight);
     free(p);
 }
 
@@ -233,97 +228,6 @@ static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
     return 0;
 }
 
-/*
- * Even N, the middle-row decomposition: a unit fixes the queens of the two
- * middle rows, (h - 1, c1) and (h, c2) with |c1 - c2| > 1, and the set E
- * of the other rows whose queen stands east.  North-south reflection maps
- * (c1, c2, E) to (c2, c1, E reversed), east-west reflection to
- * (N-1-c1, N-1-c2, the other rows); only the least triple of each orbit of
- * that four-element group is solved, weighted by the orbit's size.  Both
- * reflections keep the weight v of the main diagonals (mitm.c), so the
- * units still count v-weighted solutions.  Fills mr_* and nmr; returns 0
- * or NQ_ENOMEM.
- */
-static int plan_midrows(mitm_plan *p)
-{
-    const int n = p->n, h = p->h;
-    const uint32_t free_rows = ((UINT32_C(1) << 2 * h) - 1) & ~(UINT32_C(3) << (h - 1));
-    uint64_t used = 0, room = 1 << 16;
-    p->mr_e = malloc(room * sizeof *p->mr_e);
-    p->mr_c1 = malloc(room);
-    p->mr_c2 = malloc(room);
-    p->mr_weight = malloc(room);
-    if (!p->mr_e || !p->mr_c1 || !p->mr_c2 || !p->mr_weight)
-        return NQ_ENOMEM;
-    int pos[32], m = 0;
-    for (int i = 0; i < 2 * h; i++)
-        if (free_rows >> i & 1)
-            pos[m++] = i;
-    for (int c1 = 0; c1 < n; c1++)
-        for (int c2 = 0; c2 < n; c2++) {
-            if (c1 - c2 <= 1 && c2 - c1 <= 1)
-                continue;
-            const int k = h - (c1 >= h) - (c2 >= h); /* free east columns, rows of E */
-            for (uint32_t x = (UINT32_C(1) << k) - 1; x < (UINT32_C(1) << m);) {
-                uint32_t e = 0;
-                for (int i = 0; i < m; i++)
-                    e |= (x >> i & 1) << pos[i];
-                const uint32_t o_e[4] = {e, mirror_rows(e, h), free_rows & ~e,
-                                         mirror_rows(free_rows & ~e, h)};
-                const int o_c1[4] = {c1, c2, n - 1 - c1, n - 1 - c2};
-                const int o_c2[4] = {c2, c1, n - 1 - c2, n - 1 - c1};
-                uint64_t key[4];
-                int least = 1, distinct = 0;
-                for (int g = 0; g < 4; g++) {
-                    key[g] = (uint64_t)o_c1[g] << 48 | (uint64_t)o_c2[g] << 40 | o_e[g];
-                    least &= key[g] >= key[0];
-                    int seen = 0;
-                    for (int b = 0; b < g; b++)
-                        seen |= key[b] == key[g];
-                    distinct += !seen;
-                }
-                if (least) {
-                    if (used == room) {
-                        room *= 2;
-                        uint32_t *ne = realloc(p->mr_e, room * sizeof *ne);
-                        if (ne)
-                            p->mr_e = ne;
-                        uint8_t *n1 = realloc(p->mr_c1, room), *n2 = n1 ? realloc(p->mr_c2, room) : NULL;
-                        if (n1)
-                            p->mr_c1 = n1;
-                        if (n2)
-                            p->mr_c2 = n2;
-                        uint8_t *nw = n2 ? realloc(p->mr_weight, room) : NULL;
-                        if (nw)
-                            p->mr_weight = nw;
-                        if (!ne || !n1 || !n2 || !nw)
-                            return NQ_ENOMEM;
-                    }
-                    p->mr_e[used] = e;
-                    p->mr_c1[used] = (uint8_t)c1;
-                    p->mr_c2[used] = (uint8_t)c2;
-                    p->mr_weight[used++] = (uint8_t)distinct;
-                }
-                if (k == 0)
-                    break;
-                x = nq_next_same_popcount(x);
-            }
-        }
-    p->nmr = used;
-    return 0;
-}
-
-void nq_mitm_decode_midrows(const mitm_plan *p, uint64_t u, int *c1, int *c2, uint32_t *east,
-                            uint32_t *weight)
-{
-    if (p->stride)
-        u = u * p->stride % p->nmr;
-    *c1 = p->mr_c1[u];
-    *c2 = p->mr_c2[u];
-    *east = p->mr_e[u];
-    *weight = p->mr_weight[u];
-}
-
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
     while (b) {
@@ -391,13 +295,10 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
     if (ret == 0)
         ret = plan_units(p, t, job->threads);
-    p->midrows = t->midrows && !(p->n & 1);
-    if (ret == 0 && p->midrows)
-        ret = plan_midrows(p);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap, p->shared_slices);
-    job->units = p->midrows ? p->nmr : p->ncanon + p->nb * p->nall;
+    job->units = p->ncanon + p->nb * p->nall;
     if (p->h >= NQ_MITM_SPREAD_H)
         p->stride = spread_stride(job->units);
     /* Chunks of a few seconds a thread: units without a store take a
@@ -413,12 +314,6 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     id = nq_hash_bytes(id, &p->nb, sizeof p->nb);
     if (p->stride) /* lists in their own order keep the identities they had */
         id = nq_hash_bytes(id, &p->stride, sizeof p->stride);
-    if (p->midrows) { /* another unit list: another identity */
-        id = nq_hash_bytes(id, "midrows", 7);
-        id = nq_hash_bytes(id, p->mr_e, p->nmr * sizeof *p->mr_e);
-        id = nq_hash_bytes(id, p->mr_c1, p->nmr);
-        id = nq_hash_bytes(id, p->mr_c2, p->nmr);
-    }
     job->identity = id;
     return 0;
 }
@@ -518,8 +413,6 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
         costs[0] = 1;
         return 0;
     }
-    if (p->midrows)
-        return NQ_EUNSUPPORTED;
     const int h = p->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     group_sizes g = {h, &p->qs, NULL};
@@ -562,7 +455,7 @@ int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
     if (!job || !out || job->ops->id != NQ_ENGINE_MITM || unit >= job->units)
         return NQ_EINVAL_ARG;
     const mitm_plan *p = job->plan;
-    if (p->tiny || p->midrows)
+    if (p->tiny)
         return NQ_EUNSUPPORTED;
     nq_mitm_decode_unit(p, unit, out);
     return 0;
