@@ -33,8 +33,10 @@
  *          that keep E a set of rows (orbit weights), today's classes and v
  *          (both reflections keep v, so it stays valid).
  *
- * Usage: even-model N [--check] [--sample K] [--threads T] [--midrows | --da]
+ * Usage: even-model N [--check] [--sample K] [--threads T] [--keybits B]
+ *                    [--midrows | --da]
  *   --sample K: every K-th E of each list only, scaled by K (large N).
+ *   --keybits B: key bits of the keyed pair count (default 6).
  *   --midrows, --da: today's units and only that decomposition.
  */
 #include <inttypes.h>
@@ -134,8 +136,12 @@ static uint64_t compat(const hlist *e, const hlist *w)
     return c;
 }
 
-/* The six diagonals (bit < 64: sum, else difference) that the most pairs
- * of e x w share, chosen from per-bit counts. */
+/* Key bits per join (--keybits; the engine takes 6 or 8). */
+static int keybits = 6;
+#define KEYBITS_MAX 12
+
+/* The keybits diagonals (bit < 64: sum, else difference) that the most
+ * pairs of e x w share, chosen from per-bit counts. */
 static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int *key)
 {
     double ce[128] = {0}, cw[128] = {0};
@@ -155,7 +161,7 @@ static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int
      * engine's join order). */
     int used[128] = {0};
     used[N - 1] = used[64 + N - 1] = 1;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < keybits; k++) {
         int best = 0;
         double bv = -1;
         for (int b = 0; b < 128; b++)
@@ -171,25 +177,33 @@ static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int
 static int key_of(const half *x, const int *key)
 {
     int v = 0;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < keybits; k++) {
         const int b = key[k];
         v |= (int)((b < 64 ? x->s >> b : x->d >> (b - 64)) & 1) << k;
     }
     return v;
 }
 
-/* Pairs of e x w whose keys share no bit. */
+/* Pairs of e x w whose keys share no bit: the west counts summed over
+ * every subset of each key (a zeta transform), read at the complement of
+ * each east key. */
 static double keyed_pairs(const hlist *e, const hlist *w, const int *key)
 {
-    double he[64] = {0}, hw[64] = {0}, t = 0;
+    static _Thread_local double he[1 << KEYBITS_MAX], hw[1 << KEYBITS_MAX];
+    const int size = 1 << keybits;
+    double t = 0;
+    memset(he, 0, (size_t)size * sizeof *he);
+    memset(hw, 0, (size_t)size * sizeof *hw);
     for (size_t i = 0; i < e->n; i++)
         he[key_of(&e->v[i], key)]++;
     for (size_t i = 0; i < w->n; i++)
         hw[key_of(&w->v[i], key)]++;
-    for (int a = 0; a < 64; a++)
-        for (int b = 0; b < 64; b++)
-            if (!(a & b))
-                t += he[a] * hw[b];
+    for (int b = 0; b < keybits; b++)
+        for (int x = 0; x < size; x++)
+            if (x >> b & 1)
+                hw[x] += hw[x ^ 1 << b];
+    for (int a = 0; a < size; a++)
+        t += he[a] * hw[(size - 1) & ~a];
     return t;
 }
 
@@ -197,7 +211,7 @@ static double keyed_pairs(const hlist *e, const hlist *w, const int *key)
 static void join(cost *c, const hlist *e, const hlist *w, uint64_t mult)
 {
     const hlist *es[1] = {e}, *ws[1] = {w};
-    int key[6];
+    int key[KEYBITS_MAX];
     c->pairs += (double)e->n * (double)w->n;
     if (e->n && w->n) {
         pick_key(es, 1, ws, 1, key);
@@ -330,7 +344,7 @@ static cost even_today(int class0_only)
             }
             static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
             const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]}, *wall[3] = {&wc[0], &wc[1], &wc[2]};
-            int key[6];
+            int key[KEYBITS_MAX];
             pick_key(eall, 3, wall, 3, key);
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++)
@@ -561,7 +575,7 @@ static cost even_midrows(void)
                     static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
                     const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]},
                                 *wall[3] = {&wc[0], &wc[1], &wc[2]};
-                    int kb[6];
+                    int kb[KEYBITS_MAX];
                     pick_key(eall, 3, wall, 3, kb);
                     for (int a = 0; a < 3; a++)
                         for (int b = 0; b < 3; b++)
@@ -687,7 +701,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr,
-                "usage: even-model N [--check] [--sample K] [--threads T] [--midrows | --da]\n");
+                "usage: even-model N [--check] [--sample K] [--threads T] [--keybits B] "
+                "[--midrows | --da]\n");
         return 2;
     }
     N = atoi(argv[1]);
@@ -700,6 +715,8 @@ int main(int argc, char **argv)
             which = 2;
         else if (!strcmp(argv[i], "--sample") && i + 1 < argc)
             sample = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--keybits") && i + 1 < argc)
+            keybits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
         else {
@@ -707,8 +724,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (N < 4 || N > 26 || sample < 1 || threads < 1) {
-        fprintf(stderr, "even-model: N must be 4..26, --sample and --threads >= 1\n");
+    if (N < 4 || N > 26 || sample < 1 || threads < 1 || keybits < 1 || keybits > KEYBITS_MAX) {
+        fprintf(stderr, "even-model: N must be 4..26, --sample and --threads >= 1, "
+                        "--keybits 1..%d\n", KEYBITS_MAX);
         return 2;
     }
     if (check)
