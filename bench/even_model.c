@@ -11,7 +11,8 @@
  * share one of the six diagonals most pairs share (as the engine's keyed
  * join does).  With --check it also joins every pair and checks that the
  * weighted unit counts of each decomposition add up to the board's total,
- * found by an independent search: the weights are then exact, not argued.
+ * found by an independent search: the weights are then exact, not argued
+ * (exit status 1 when a decomposition misses it).
  *
  * Decompositions (h = N / 2):
  *   today  even N: canonical E under the two reflections that keep E a set
@@ -697,6 +698,21 @@ static void print(const char *name, const cost *c, const cost *base)
     printf("\n");
 }
 
+static uint64_t board_total;
+static int wrong; /* a whole decomposition's weighted count missed the total */
+
+/* Prints a whole decomposition and, with --check, compares its weighted
+ * count with the board's total. */
+static void print_whole(const char *name, const cost *c, const cost *base)
+{
+    print(name, c, base);
+    if (check && (uint64_t)c->count != board_total) {
+        fprintf(stderr, "even-model: N=%d %s counts %" PRIu64 ", the total is %" PRIu64 "\n", N,
+                name, (uint64_t)c->count, board_total);
+        wrong = 1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -729,21 +745,23 @@ int main(int argc, char **argv)
                         "--keybits 1..%d\n", KEYBITS_MAX);
         return 2;
     }
-    if (check)
-        printf("N=%d total %" PRIu64 "\n", N, search(0, 0, 0, 0));
+    if (check) {
+        board_total = search(0, 0, 0, 0);
+        printf("N=%d total %" PRIu64 "\n", N, board_total);
+    }
     if (N & 1) {
         const cost t = odd_today();
-        print("today", &t, NULL);
-        return 0;
+        print_whole("today", &t, NULL);
+        return wrong;
     }
     const cost t = even_today(0);
-    print("today", &t, NULL);
+    print_whole("today", &t, NULL);
     if (which != 2) {
         const cost r = even_midrows();
-        print("midrows", &r, &t);
+        print_whole("midrows", &r, &t);
     }
     if (which == 1)
-        return 0;
+        return wrong;
     const cost z = even_today(1), o = even_one();
     print("da-none", &z, NULL);
     print("da-one", &o, NULL);
@@ -757,7 +775,7 @@ int main(int argc, char **argv)
         print(names[k], &b, NULL);
         char label[16];
         snprintf(label, sizeof label, "=%s", names[k]);
-        print(label, &s, &t);
+        print_whole(label, &s, &t);
     }
-    return 0;
+    return wrong;
 }
