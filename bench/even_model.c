@@ -35,10 +35,11 @@
  *          (both reflections keep v, so it stays valid).
  *
  * Usage: even-model N [--check] [--sample K] [--threads T] [--keybits B]
- *                    [--midrows | --da]
+ *                    [--midrows | --da | --today]
  *   --sample K: every K-th E of each list only, scaled by K (large N).
  *   --keybits B: key bits of the keyed pair count (default 6).
- *   --midrows, --da: today's units and only that decomposition.
+ *   --midrows, --da: today's units and only that decomposition; --today:
+ *   today's units alone.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -277,7 +278,9 @@ static uint32_t *subsets(uint32_t from, int k, size_t *count)
 }
 
 static int sample = 1, threads = 1;
-static int which; /* 0: every decomposition, 1: midrows only, 2: the main diagonals only */
+/* 0: every decomposition, 1: midrows only, 2: the main diagonals only,
+ * 3: today's units only */
+static int which;
 
 static void add(cost *to, const cost *c)
 {
@@ -718,7 +721,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr,
                 "usage: even-model N [--check] [--sample K] [--threads T] [--keybits B] "
-                "[--midrows | --da]\n");
+                "[--midrows | --da | --today]\n");
         return 2;
     }
     N = atoi(argv[1]);
@@ -729,6 +732,8 @@ int main(int argc, char **argv)
             which = 1;
         else if (!strcmp(argv[i], "--da"))
             which = 2;
+        else if (!strcmp(argv[i], "--today"))
+            which = 3;
         else if (!strcmp(argv[i], "--sample") && i + 1 < argc)
             sample = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--keybits") && i + 1 < argc)
@@ -756,6 +761,8 @@ int main(int argc, char **argv)
     }
     const cost t = even_today(0);
     print_whole("today", &t, NULL);
+    if (which == 3)
+        return wrong;
     if (which != 2) {
         const cost r = even_midrows();
         print_whole("midrows", &r, &t);
