@@ -11,7 +11,8 @@
  * share one of the six diagonals most pairs share (as the engine's keyed
  * join does).  With --check it also joins every pair and checks that the
  * weighted unit counts of each decomposition add up to the board's total,
- * found by an independent search: the weights are then exact, not argued.
+ * found by an independent search: the weights are then exact, not argued
+ * (exit status 1 when a decomposition misses it).
  *
  * Decompositions (h = N / 2):
  *   today  even N: canonical E under the two reflections that keep E a set
@@ -28,8 +29,17 @@
  *   da-g   as da, the (a, E) units gathering the east halves of every d
  *          (west lists filtered by the A queen alone), as odd N gathers a.
  *
- * Usage: even-model N [--check] [--sample K] [--threads T]
- *   --sample K: every K-th unit of each list only, scaled by K (large N).
+ *   midrows  even N: by the queens of the two middle rows, (h - 1, c1) and
+ *          (h, c2), the triples (c1, c2, E) folded by the two reflections
+ *          that keep E a set of rows (orbit weights), today's classes and v
+ *          (both reflections keep v, so it stays valid).
+ *
+ * Usage: even-model N [--check] [--sample K] [--threads T] [--keybits B]
+ *                    [--midrows | --da | --today]
+ *   --sample K: every K-th E of each list only, scaled by K (large N).
+ *   --keybits B: key bits of the keyed pair count (default 6).
+ *   --midrows, --da: today's units and only that decomposition; --today:
+ *   today's units alone.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -128,8 +138,12 @@ static uint64_t compat(const hlist *e, const hlist *w)
     return c;
 }
 
-/* The six diagonals (bit < 64: sum, else difference) that the most pairs
- * of e x w share, chosen from per-bit counts. */
+/* Key bits per join (--keybits; the engine takes 6 or 8). */
+static int keybits = 6;
+#define KEYBITS_MAX 12
+
+/* The keybits diagonals (bit < 64: sum, else difference) that the most
+ * pairs of e x w share, chosen from per-bit counts. */
 static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int *key)
 {
     double ce[128] = {0}, cw[128] = {0};
@@ -149,7 +163,7 @@ static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int
      * engine's join order). */
     int used[128] = {0};
     used[N - 1] = used[64 + N - 1] = 1;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < keybits; k++) {
         int best = 0;
         double bv = -1;
         for (int b = 0; b < 128; b++)
@@ -165,25 +179,33 @@ static void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int
 static int key_of(const half *x, const int *key)
 {
     int v = 0;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < keybits; k++) {
         const int b = key[k];
         v |= (int)((b < 64 ? x->s >> b : x->d >> (b - 64)) & 1) << k;
     }
     return v;
 }
 
-/* Pairs of e x w whose keys share no bit. */
+/* Pairs of e x w whose keys share no bit: the west counts summed over
+ * every subset of each key (a zeta transform), read at the complement of
+ * each east key. */
 static double keyed_pairs(const hlist *e, const hlist *w, const int *key)
 {
-    double he[64] = {0}, hw[64] = {0}, t = 0;
+    static _Thread_local double he[1 << KEYBITS_MAX], hw[1 << KEYBITS_MAX];
+    const int size = 1 << keybits;
+    double t = 0;
+    memset(he, 0, (size_t)size * sizeof *he);
+    memset(hw, 0, (size_t)size * sizeof *hw);
     for (size_t i = 0; i < e->n; i++)
         he[key_of(&e->v[i], key)]++;
     for (size_t i = 0; i < w->n; i++)
         hw[key_of(&w->v[i], key)]++;
-    for (int a = 0; a < 64; a++)
-        for (int b = 0; b < 64; b++)
-            if (!(a & b))
-                t += he[a] * hw[b];
+    for (int b = 0; b < keybits; b++)
+        for (int x = 0; x < size; x++)
+            if (x >> b & 1)
+                hw[x] += hw[x ^ 1 << b];
+    for (int a = 0; a < size; a++)
+        t += he[a] * hw[(size - 1) & ~a];
     return t;
 }
 
@@ -191,7 +213,7 @@ static double keyed_pairs(const hlist *e, const hlist *w, const int *key)
 static void join(cost *c, const hlist *e, const hlist *w, uint64_t mult)
 {
     const hlist *es[1] = {e}, *ws[1] = {w};
-    int key[6];
+    int key[KEYBITS_MAX];
     c->pairs += (double)e->n * (double)w->n;
     if (e->n && w->n) {
         pick_key(es, 1, ws, 1, key);
@@ -256,6 +278,9 @@ static uint32_t *subsets(uint32_t from, int k, size_t *count)
 }
 
 static int sample = 1, threads = 1;
+/* 0: every decomposition, 1: midrows only, 2: the main diagonals only,
+ * 3: today's units only */
+static int which;
 
 static void add(cost *to, const cost *c)
 {
@@ -323,7 +348,7 @@ static cost even_today(int class0_only)
             }
             static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
             const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]}, *wall[3] = {&wc[0], &wc[1], &wc[2]};
-            int key[6];
+            int key[KEYBITS_MAX];
             pick_key(eall, 3, wall, 3, key);
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++)
@@ -473,6 +498,107 @@ static cost even_both(int ne_side, int gather)
     return tot;
 }
 
+/* Even N, by the queens of the two middle rows: (h - 1, c1) and (h, c2),
+ * c1 != c2, |c1 - c2| != 1.  The four reflections that keep E a set of
+ * rows act on (c1, c2, E) together; each canonical triple is a unit,
+ * weighted by its orbit, with today's classes and v (the fixed queens
+ * count in their side's class: v is a function of the solution, and the
+ * four reflections keep it). */
+static cost even_midrows(void)
+{
+    const int h = N / 2;
+    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
+                   eastc = all & ~westc;
+    const uint32_t rows = all & ~(UINT32_C(3) << (h - 1));
+    cost tot = {0};
+    for (int c1 = 0; c1 < N; c1++)
+        for (int c2 = 0; c2 < N; c2++) {
+            if (c1 == c2 || c1 - c2 == 1 || c2 - c1 == 1)
+                continue;
+            const int neast = (c1 >= h) + (c2 >= h);
+            const uint32_t fc = UINT32_C(1) << c1 | UINT32_C(1) << c2;
+            const uint64_t bs = qbit(h - 1 + c1) | qbit(h + c2),
+                           bd = qbit(h - 1 - c1 + N - 1) | qbit(h - c2 + N - 1);
+            /* Each fixed queen's diagonals, for its own side's halves. */
+            uint64_t es_ = 0, ed_ = 0, ws_ = 0, wd_ = 0;
+            if (c1 >= h) {
+                es_ |= qbit(h - 1 + c1);
+                ed_ |= qbit(h - 1 - c1 + N - 1);
+            } else {
+                ws_ |= qbit(h - 1 + c1);
+                wd_ |= qbit(h - 1 - c1 + N - 1);
+            }
+            if (c2 >= h) {
+                es_ |= qbit(h + c2);
+                ed_ |= qbit(h - c2 + N - 1);
+            } else {
+                ws_ |= qbit(h + c2);
+                wd_ |= qbit(h - c2 + N - 1);
+            }
+            size_t ne;
+            uint32_t *es = subsets(rows, h - neast, &ne);
+#pragma omp parallel num_threads(threads)
+            {
+                cost c = {0};
+                hlist e = {0}, w = {0}, ec[3] = {{0}}, wc[3] = {{0}};
+#pragma omp for schedule(dynamic, 16)
+                for (long i = 0; i < (long)ne; i += sample) {
+                    const uint32_t E = es[i];
+                    /* The orbit of (c1, c2, E); canonical when least. */
+                    const int oc1[4] = {c1, c2, N - 1 - c1, N - 1 - c2};
+                    const int oc2[4] = {c2, c1, N - 1 - c2, N - 1 - c1};
+                    const uint32_t oe[4] = {E, mirror(E), rows & ~E, mirror(rows & ~E)};
+                    uint64_t key[4];
+                    for (int g = 0; g < 4; g++)
+                        key[g] = (uint64_t)oc1[g] << 40 | (uint64_t)oc2[g] << 32 | oe[g];
+                    int wt = 0, least = 1;
+                    for (int g = 0; g < 4; g++) {
+                        least &= key[g] >= key[0];
+                        int seen = 0;
+                        for (int k = 0; k < g; k++)
+                            seen |= key[k] == key[g];
+                        wt += !seen;
+                    }
+                    if (!least)
+                        continue;
+                    halves(E, eastc & ~fc, bs, bd, &e);
+                    halves(rows & ~E, westc & ~fc, bs, bd, &w);
+                    c.units += sample;
+                    c.halves += sample * (double)(e.n + w.n);
+                    for (int k = 0; k < 3; k++)
+                        ec[k].n = wc[k].n = 0;
+                    const uint64_t dbit = qbit(N - 1);
+                    for (size_t j = 0; j < e.n; j++) {
+                        const uint64_t s = e.v[j].s | es_, d = e.v[j].d | ed_;
+                        push(&ec[!!(d & dbit) + !!(s & dbit)], s, d);
+                    }
+                    for (size_t j = 0; j < w.n; j++) {
+                        const uint64_t s = w.v[j].s | ws_, d = w.v[j].d | wd_;
+                        push(&wc[!!(d & dbit) + !!(s & dbit)], s, d);
+                    }
+                    static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+                    const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]},
+                                *wall[3] = {&wc[0], &wc[1], &wc[2]};
+                    int kb[KEYBITS_MAX];
+                    pick_key(eall, 3, wall, 3, kb);
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 3; b++)
+                            if (v[a][b]) {
+                                c.pairs += sample * (double)ec[a].n * (double)wc[b].n;
+                                c.keyed += sample * keyed_pairs(&ec[a], &wc[b], kb);
+                                if (check)
+                                    c.count += (unsigned __int128)compat(&ec[a], &wc[b]) *
+                                               v[a][b] * wt;
+                            }
+                }
+#pragma omp critical
+                add(&tot, &c);
+            }
+            free(es);
+        }
+    return tot;
+}
+
 /* Odd N, today's units: the centre queen (canonical E), and (b, E) units
  * gathering a = 1 .. b - 1 (west filtered by the b queen alone). */
 static cost odd_today(void)
@@ -564,27 +690,54 @@ static uint64_t search(int r, uint32_t cols, uint64_t s, uint64_t d)
 
 static void print(const char *name, const cost *c, const cost *base)
 {
-    printf("%-8s units %12.0f  halves %14.4g  pairs %14.4g  keyed %14.4g", name, c->units,
+    printf("%-9s units %12.0f  halves %14.4g  pairs %14.4g  keyed %14.4g", name, c->units,
            c->halves, c->pairs, c->keyed);
-    if (base)
-        printf("  pairs x%.2f keyed x%.2f", base->pairs / c->pairs, base->keyed / c->keyed);
+    if (base) /* fewer pairs is a gain, more halves and units a cost */
+        printf("  gain: pairs %.2f keyed %.2f  cost: halves x%.2f units x%.1f",
+               base->pairs / c->pairs, base->keyed / c->keyed, c->halves / base->halves,
+               c->units / base->units);
     if (check)
         printf("  count %" PRIu64, (uint64_t)c->count);
     printf("\n");
 }
 
+static uint64_t board_total;
+static int wrong; /* a whole decomposition's weighted count missed the total */
+
+/* Prints a whole decomposition and, with --check, compares its weighted
+ * count with the board's total. */
+static void print_whole(const char *name, const cost *c, const cost *base)
+{
+    print(name, c, base);
+    if (check && (uint64_t)c->count != board_total) {
+        fprintf(stderr, "even-model: N=%d %s counts %" PRIu64 ", the total is %" PRIu64 "\n", N,
+                name, (uint64_t)c->count, board_total);
+        wrong = 1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: even-model N [--check] [--sample K] [--threads T]\n");
+        fprintf(stderr,
+                "usage: even-model N [--check] [--sample K] [--threads T] [--keybits B] "
+                "[--midrows | --da | --today]\n");
         return 2;
     }
     N = atoi(argv[1]);
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--check"))
             check = 1;
+        else if (!strcmp(argv[i], "--midrows"))
+            which = 1;
+        else if (!strcmp(argv[i], "--da"))
+            which = 2;
+        else if (!strcmp(argv[i], "--today"))
+            which = 3;
         else if (!strcmp(argv[i], "--sample") && i + 1 < argc)
             sample = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--keybits") && i + 1 < argc)
+            keybits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
         else {
@@ -592,19 +745,30 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (N < 4 || N > 26 || sample < 1 || threads < 1) {
-        fprintf(stderr, "even-model: N must be 4..26, --sample and --threads >= 1\n");
+    if (N < 4 || N > 26 || sample < 1 || threads < 1 || keybits < 1 || keybits > KEYBITS_MAX) {
+        fprintf(stderr, "even-model: N must be 4..26, --sample and --threads >= 1, "
+                        "--keybits 1..%d\n", KEYBITS_MAX);
         return 2;
     }
-    if (check)
-        printf("N=%d total %" PRIu64 "\n", N, search(0, 0, 0, 0));
+    if (check) {
+        board_total = search(0, 0, 0, 0);
+        printf("N=%d total %" PRIu64 "\n", N, board_total);
+    }
     if (N & 1) {
         const cost t = odd_today();
-        print("today", &t, NULL);
-        return 0;
+        print_whole("today", &t, NULL);
+        return wrong;
     }
     const cost t = even_today(0);
-    print("today", &t, NULL);
+    print_whole("today", &t, NULL);
+    if (which == 3)
+        return wrong;
+    if (which != 2) {
+        const cost r = even_midrows();
+        print_whole("midrows", &r, &t);
+    }
+    if (which == 1)
+        return wrong;
     const cost z = even_today(1), o = even_one();
     print("da-none", &z, NULL);
     print("da-one", &o, NULL);
@@ -618,7 +782,7 @@ int main(int argc, char **argv)
         print(names[k], &b, NULL);
         char label[16];
         snprintf(label, sizeof label, "=%s", names[k]);
-        print(label, &s, &t);
+        print_whole(label, &s, &t);
     }
-    return 0;
+    return wrong;
 }
