@@ -69,6 +69,7 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
     ret = nq_plan_job(&p->job, s->n, engine, workers, split);
     if (ret < 0)
         return ret;
+    p->verify = s->verify;
     const int durable = s->checkpoint_path || processes > 1;
     p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
                              : nq_pool_chunk_size(p->job->units, p->job->threads,

@@ -32,6 +32,8 @@ typedef struct nq_plan {
     nq_job *job;
     uint64_t chunk_units; /* units per chunk (the last chunk may be shorter) */
     nq_journal *journal;  /* open when the settings name a checkpoint, else NULL */
+    double verify;        /* the settings' verify fraction (the estimate leaves its
+                           * chunks to the check) */
 } nq_plan;
 
 /*
@@ -81,5 +83,13 @@ void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
 /* The run of the plan as *s asks: its chunking and journal, s's progress
  * callback, intervals and cancel flag, started at `start` (nq_now()). */
 nq_run_config nq_plan_run_config(const nq_plan *p, const nq_settings *s, double start);
+
+/* Runs the opened plan *plan as nq_count() does (its body after planning;
+ * implemented in count.c): the run with s's callbacks, the estimate when
+ * s asks for one, the pool, the verify pass; fills *result as nq_count()
+ * does and returns what it returns.  The caller closes the plan.  Apart
+ * so that a test can watch a planned job being solved (its engine's ops
+ * wrapped), from nothing but the same code path. */
+int nq_count_planned(nq_plan *plan, const nq_settings *s, double start, nq_result *result);
 
 #endif /* NQ_API_PLAN_H */

@@ -480,6 +480,12 @@ size_t nq_mitm_memory_estimate(int n, int threads)
               : nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_pair_capacity(h), 1);
     /* The estimate hook's group counts, while the run's scratch exists. */
     const size_t groups = !store && h <= NQ_MITM_GROUPS_MAX_H ? group_table_bytes(h) : 0;
-    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups +
+    /* A run's duration estimate holds a cost per unit (a double) beside
+     * the scratch, even where the hook gives up.  Bounded without planning:
+     * at most one unit per E, and for odd N one per (b, E) besides. */
+    const uint64_t unit_bound =
+        central_binomial(h) + (n & 1 ? (uint64_t)(h - 1) * central_binomial(h) / 2 : 0);
+    const size_t costs = (size_t)(unit_bound + 1) * sizeof(double);
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups + costs +
            (size_t)(threads > 0 ? threads : 1) * scratch;
 }
