@@ -32,8 +32,13 @@
 #include "run/pool.h"
 #include "run/verify.h"
 
-/* Rank 0's longest nap between polls beside other ranks, and alone. */
+/* Rank 0's naps between polls beside other ranks: the first after a busy
+ * poll (more messages may follow), and the longest.  Each nap is twice the
+ * one before; a worker asks for chunks while it still holds several times
+ * the longest nap's worth of work (worker.c). */
+#define NQ_COORD_NAP_MIN_NS 500000L
 #define NQ_COORD_NAP_MAX_NS 5000000L
+/* Rank 0's nap alone in the job, where nobody waits for an answer. */
 #define NQ_COORD_ALONE_NAP_NS 50000000L
 
 /* Rank 0's side of the conversation with one other rank. */
@@ -82,6 +87,7 @@ typedef struct coord {
     unsigned wakes;
     /* For the trace: the main loop's turns and the messages by tag. */
     unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
+    unsigned long long counted, repeats; /* counts received; of chunks already counted */
 } coord;
 
 /* Cuts the main thread's nap short: something needs it now. */
@@ -109,7 +115,7 @@ static unsigned coord_wakes(coord *c)
 static void coord_nap(coord *c, unsigned seen, long *ns, int busy)
 {
     if (busy) {
-        *ns = NQ_MPI_NAP_MIN_NS;
+        *ns = NQ_COORD_NAP_MIN_NS;
         return;
     }
     const long nap = c->cfg->ranks > 1 ? *ns : NQ_COORD_ALONE_NAP_NS;
@@ -323,8 +329,11 @@ static int take_results(coord *c, int src, int words)
         /* Counts a chunk once, even when a rank that stalled and came back
          * returns one that another rank already did; ignores one outside
          * the run. */
-        if (chunk < nq_ledger_chunks(c->ledger))
+        if (chunk < nq_ledger_chunks(c->ledger)) {
+            c->counted++;
+            c->repeats += nq_ledger_finished(c->ledger, chunk) != 0;
             finish_count(c, chunk, &counts, src);
+        }
     }
     return 0;
 }
@@ -463,7 +472,7 @@ static void watch_ranks(coord *c)
  * out (then *abandoned). */
 static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    long nap_ns = NQ_COORD_NAP_MIN_NS;
     for (;;) {
         c->polls++;
         const unsigned seen = coord_wakes(c);
@@ -619,9 +628,10 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     out->left_rank = c->left_rank;
     out->left_signal = c->left_signal;
     nq_mpi_trace("served %llu requests, %llu result messages, %llu heartbeats, %llu goodbyes "
-                 "in %llu polls", c->messages[NQ_MPI_TAG_REQUEST],
-                 c->messages[NQ_MPI_TAG_RESULT], c->messages[NQ_MPI_TAG_HEARTBEAT],
-                 c->messages[NQ_MPI_TAG_BYE], c->polls);
+                 "in %llu polls; %llu counts came, %llu of chunks already counted",
+                 c->messages[NQ_MPI_TAG_REQUEST], c->messages[NQ_MPI_TAG_RESULT],
+                 c->messages[NQ_MPI_TAG_HEARTBEAT], c->messages[NQ_MPI_TAG_BYE], c->polls,
+                 c->counted, c->repeats);
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

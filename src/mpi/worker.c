@@ -11,15 +11,15 @@
  * however long the chunks in hand take.
  *
  * A thread must never wait for a round trip to rank 0, whose main thread
- * answers only between its naps (up to NQ_MPI_NAP_MAX_NS).  So the queue
+ * answers only between its naps (up to NQ_COORD_NAP_MAX_NS, coordinator.c).  So the queue
  * holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
  * at the rate they have been finishing chunks (at least one spare, at most
  * NQ_WORKER_MAX_SPARE per thread).  Nor may the main thread take the
  * compute threads' cores: on a node with as many compute threads as cores,
  * every turn of its loop preempts one of them.  So it works in batches:
  * the compute threads wake it only when half the spares are gone (it then
- * sends the counts finished so far with the next REQUEST), when as many
- * counts wait to be sent, or when they run out of chunks; between those it
+ * sends the counts finished so far with the next REQUEST), when twice as
+ * many counts wait to be sent, or when they run out of chunks; between those it
  * sleeps up to NQ_WORKER_IDLE_NAP_S, and naps briefly only while a REQUEST
  * is unanswered.  A count waits NQ_WORKER_RESULT_AGE_S at most, so that
  * rank 0's journal and progress see long chunks finish.
@@ -38,23 +38,29 @@
 #include "mpi/trace.h"
 #include "mpi/worker.h"
 
-/* Seconds of work the spare chunks should cover: well above the longest
- * nap of both main threads plus a message's way there and back. */
+/* Seconds of work the spare chunks should cover.  A REQUEST goes out when
+ * half of them are gone, so half of it must cover rank 0's longest nap,
+ * this thread's nap while it waits for the answer and a message's way
+ * there and back, with room to spare for a loaded machine. */
 #define NQ_WORKER_LEAD_S 0.02
 /* Most spare chunks per thread, however short the chunks: bounds what can
  * wait in this rank's queue while another rank's thread idles at the end. */
-#define NQ_WORKER_MAX_SPARE 16
+#define NQ_WORKER_MAX_SPARE 32
 /* Longest sleep of the main thread while no REQUEST is unanswered: how
  * late a STOP or the compute threads' end may be seen (the threads see a
  * signal of this rank's own at once). */
 #define NQ_WORKER_IDLE_NAP_S 0.01
+/* The main thread's first nap while a REQUEST is unanswered (then twice
+ * the one before, up to NQ_MPI_NAP_MAX_NS): rank 0 answers between naps of
+ * its own, so a shorter one would mostly find nothing yet. */
+#define NQ_WORKER_ASK_NAP_NS 500000L
 /* Longest wait of a finished chunk's count before it is sent. */
 #define NQ_WORKER_RESULT_AGE_S 0.1
 
 typedef struct worker {
     pthread_mutex_t lock;
     pthread_cond_t changed;   /* queue refilled, end or stop */
-    pthread_cond_t wake;      /* for the main thread: wake_due() became true... */
+    pthread_cond_t wake;      /* for the main thread: wake_if_due() found work... */
     unsigned events;          /* ...counted here */
     int asking;               /* a REQUEST is unanswered (set by the main thread) */
     double first_result;      /* nq_now() when the oldest unsent count came */
@@ -110,13 +116,14 @@ static size_t room(const worker *w)
 }
 
 /* Wakes the main thread when it has work: room for a batch of chunks (and
- * no REQUEST unanswered), a batch of counts to send, or a thread found no
- * chunk (`starved`: the queue ran dry, the end came, or a stop).  Called
- * with the lock held, by the compute threads. */
+ * no REQUEST unanswered), two batches of counts to send (one goes with
+ * each REQUEST; a second waits only while a REQUEST is unanswered), or a
+ * thread found no chunk (`starved`: the queue ran dry, the end came, or a
+ * stop).  Called with the lock held, by the compute threads. */
 static void wake_if_due(worker *w, int starved)
 {
     const size_t batch = refill_batch(w);
-    if (starved || w->results_len >= batch || (!w->asking && room(w) >= batch)) {
+    if (starved || w->results_len >= 2 * batch || (!w->asking && room(w) >= batch)) {
         w->events++;
         pthread_cond_signal(&w->wake);
     }
@@ -179,7 +186,7 @@ static unsigned events(worker *w)
 static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy, int asking)
 {
     if (busy) {
-        *ns = NQ_MPI_NAP_MIN_NS;
+        *ns = NQ_WORKER_ASK_NAP_NS;
         return;
     }
     const long nap = asking ? *ns : (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
@@ -200,16 +207,16 @@ static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy, int asking
 
 /* What the main thread should do now: *request when there is room for a
  * batch of chunks and no REQUEST unanswered (no more come after the end
- * or a stop); *results when counts wait and a REQUEST goes out, or a batch
- * of them waits, or the oldest waited NQ_WORKER_RESULT_AGE_S, or the
- * threads hold no chunk (the end is near, or here). */
+ * or a stop); *results when counts wait and a REQUEST goes out, or two
+ * batches of them wait, or the oldest waited NQ_WORKER_RESULT_AGE_S, or
+ * the threads hold no chunk (the end is near, or here). */
 static void due(worker *w, int pending, int *request, int *results)
 {
     pthread_mutex_lock(&w->lock);
     const size_t batch = refill_batch(w);
     *request = !pending && !w->end && !atomic_load(&w->stop) && room(w) >= batch;
     *results = w->results_len > 0 &&
-               (*request || w->results_len >= batch || w->len + w->in_hand == 0 ||
+               (*request || w->results_len >= 2 * batch || w->len + w->in_hand == 0 ||
                 nq_now() - w->first_result >= NQ_WORKER_RESULT_AGE_S);
     pthread_mutex_unlock(&w->lock);
 }
@@ -339,7 +346,7 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
 static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_int *cancel,
                   uint64_t *assign, uint64_t *outbox, MPI_Request *pending)
 {
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    long nap_ns = NQ_WORKER_ASK_NAP_NS;
     for (;;) {
         w->polls++;
         const unsigned seen = events(w);
