@@ -38,8 +38,8 @@
  * far) after NQ_ESTIMATE_SHARE of the run's expected time, or after
  * NQ_ESTIMATE_SAMPLE_TIME seconds when that is longer, and never after
  * NQ_ESTIMATE_SAMPLE_TIME_MAX seconds.  The sample's work is not lost, so
- * these bound how late the estimate comes and how long the other ranks of
- * nqueens-mpi wait, not what it costs; a long run gets a bigger sample
+ * these bound how late the estimate comes, not what it costs (the other
+ * ranks of nqueens-mpi count meanwhile); a long run gets a bigger sample
  * (its chunks' costs and times vary as a short run's do, and more of them
  * narrow the calibration). */
 #define NQ_ESTIMATE_SAMPLE_TIME 2.0
