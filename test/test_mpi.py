@@ -183,6 +183,8 @@ class OverheadScript(unittest.TestCase):
         # NQUEENS_MPI is BUILD/src/mpi/nqueens-mpi
         return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(NQUEENS_MPI))))
 
+    @unittest.skipUnless(os.environ.get("NQ_MPI_SLOW") == "1",
+                         "slow suite only (about 30 launches)")
     def test_tables_and_phases(self):
         p = subprocess.run(["sh", self.SCRIPT, "-r", "3", "-p", self.build_dir(), "9"],
                            capture_output=True, text=True, timeout=300, env=ENV)
