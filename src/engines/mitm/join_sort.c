@@ -34,8 +34,8 @@ void NQ_KERNEL_FN(nq_join_sample_bits)(const uint64_t *v, size_t n, int bits, ui
             count[__builtin_ctzll(x)]++;
 }
 
-void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
-                      nq_join_order *o)
+void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits,
+                                     int key_bits, nq_join_order *o)
 {
     int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
     o->key_mask = 0;
@@ -151,8 +151,8 @@ static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order 
 }
 #endif
 
-void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
-                  uint64_t *dst, nq_join_list *out)
+void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o,
+                                 uint16_t *tag, uint64_t *dst, nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;

@@ -20,9 +20,9 @@ typedef struct mitm_kernels {
 /* One row per level: every kernel source's copy for that level. */
 #define MITM_KERNELS(level)                                                                        \
     {                                                                                              \
-        NQ_KERNEL_CAT(nq_quarter_slice_fill_store, level), NQ_KERNEL_CAT(nq_mitm_half_next, level), \
-            NQ_KERNEL_CAT(nq_join_sample_bits, level), NQ_KERNEL_CAT(nq_join_pick_key, level),     \
-            NQ_KERNEL_CAT(nq_join_sort, level)                                                     \
+        NQ_KERNEL_CAT(nq_quarter_slice_fill_store, level),                                         \
+            NQ_KERNEL_CAT(nq_mitm_half_next, level), NQ_KERNEL_CAT(nq_join_sample_bits, level),    \
+            NQ_KERNEL_CAT(nq_join_pick_key, level), NQ_KERNEL_CAT(nq_join_sort, level)             \
     }
 
 static const mitm_kernels copies[NQ_KERNEL_LEVELS] = {
