@@ -103,6 +103,7 @@ typedef struct bench_machine {
     char command[1024]; /* the command line, quoted as a shell reads it */
     char compiler[128];
     char flags[256];
+    char kernels[64];   /* the kernel level counts run (nq_kernel_name) */
     char openmp[64];
     char proc_bind[64];
     char places[64];

@@ -360,6 +360,13 @@ NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
 /** Library version, "MAJOR.MINOR.PATCH". */
 NQ_API const char *nq_version(void);
 
+/** The kernel level this process counts with: "avx512", "avx2" or
+ *  "portable" -- the best that this CPU and its operating system run, or
+ *  the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
+ *  names no level, or one this CPU cannot run: nq_check_settings() then
+ *  refuses every run, saying why. */
+NQ_API const char *nq_kernel_name(void);
+
 /**
  * Writes v in decimal into buf (at least 40 bytes for any value) and
  * returns buf.  Returns NULL, writing nothing, when buf is NULL or size is

@@ -48,6 +48,13 @@ typedef struct nq_plan {
 int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
                  size_t size);
 
+/* The engine and split depth (NQ_SPLIT_AUTO: the engine's choice) that
+ * nq_plan_open() would plan *s (checked) with, by the rules above.  Reads
+ * the journal's header, when there is one, and changes nothing: so that
+ * other processes can plan the same job while the journal's owner opens
+ * it. */
+void nq_plan_resolve(const nq_settings *s, enum nq_engine *engine, int *split);
+
 /* Closes the journal (flushing it) and frees the job; accepts a zeroed plan. */
 void nq_plan_close(nq_plan *p);
 

@@ -46,4 +46,22 @@ static inline void nq_mpi_wait_napping(MPI_Request *req)
     }
 }
 
+/* MPI_Bcast and MPI_Allreduce, but waited for with naps: while rank 0
+ * plans or opens its journal, the other ranks plan too, and a collective
+ * that spins (as Open MPI's blocking ones do) would take a core from them. */
+static inline void nq_mpi_bcast_napping(void *buf, int count, MPI_Datatype type, int root)
+{
+    MPI_Request req;
+    MPI_Ibcast(buf, count, type, root, MPI_COMM_WORLD, &req);
+    nq_mpi_wait_napping(&req);
+}
+
+static inline void nq_mpi_allreduce_napping(const void *in, void *out, int count,
+                                            MPI_Datatype type, MPI_Op op)
+{
+    MPI_Request req;
+    MPI_Iallreduce(in, out, count, type, op, MPI_COMM_WORLD, &req);
+    nq_mpi_wait_napping(&req);
+}
+
 #endif /* NQ_MPI_NAP_H */

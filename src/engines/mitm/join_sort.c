@@ -6,10 +6,11 @@
  * Two members whose keys share a bit cannot match, so a join over sorted
  * lists skips whole runs (join.c); the key takes the bits the most
  * sampled pairs share, best on top, so consecutive keys, and the members
- * of one block, agree on the bits that skip the most.  Builds for a CPU
- * with AVX-512 BITALG gather a member's key and class bits with one bit
- * shuffle (tags_avx512), chosen at compile time like the half-board loops
- * (half_kernels.h): it is inlined into the sort's first pass.
+ * of one block, agree on the bits that skip the most.  A kernel source:
+ * compiled once per kernel level (core/kernel.h; mitm/kernels.c picks the
+ * copy), so BMI2's pext gathers the key bits where the level has it, and
+ * the AVX-512 copy gathers eight members' key and class bits with one bit
+ * shuffle (tags_avx512), inlined into the sort's first pass.
  */
 #include <string.h>
 
@@ -17,9 +18,10 @@
 #include <immintrin.h>
 #endif
 
+#include "core/kernel.h"
 #include "engines/mitm/join.h"
 
-void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
+void NQ_KERNEL_FN(nq_join_sample_bits)(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
     const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
                           : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
@@ -32,7 +34,7 @@ void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
             count[__builtin_ctzll(x)]++;
 }
 
-void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
+void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
                       nq_join_order *o)
 {
     int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
@@ -149,7 +151,7 @@ static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order 
 }
 #endif
 
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
                   uint64_t *dst, nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
