@@ -66,6 +66,13 @@ static void take_chunk(void *user, uint64_t chunk, const nq_counts *counts)
     pthread_mutex_unlock(&h->lock);
 }
 
+/* A claim hook for which the even chunks are someone else's. */
+static int claim_odd(void *user, uint64_t chunk)
+{
+    (void)user;
+    return chunk % 2 == 1;
+}
+
 /* Calibration on a real job: whole chunks solved and handed on once each,
  * one from each stretch of the list, a positive rate, nothing sampled
  * from chunks that are skipped. */
@@ -126,6 +133,15 @@ static void test_calibration(void **state)
     assert_true(cal.chunks >= 2);
     for (uint64_t u = 0; u < units; u += 2)
         assert_int_equal(h.seen[u], 0);
+    /* Chunks another solver holds (claim says no) are passed over. */
+    cfg.skip = NULL;
+    cfg.claim = claim_odd;
+    memset(h.seen, 0, units);
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    for (uint64_t u = 0; u < units; u += 2)
+        assert_int_equal(h.seen[u], 0);
+    cfg.claim = NULL;
+    cfg.skip = skip;
     /* Every chunk skipped: nothing to sample. */
     memset(skip, 1, units);
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);

@@ -7,9 +7,10 @@
  * the chunks left, as part of the run, to calibrate those costs in seconds,
  * and the scheduling model spreads the chunks after it over the run's
  * threads.  The time already spent (planning, the sample) is added, so the
- * figure is the whole call's.  The sample's chunks are finished in the
- * run's ledger (their counts go into the total and the journal), so the
- * run goes on with the chunks the sample left; chunks that settings.verify
+ * figure is the whole call's.  The sample claims its chunks from the
+ * run's ledger and finishes them there (their counts go into the total and
+ * the journal), so the run goes on with the chunks the sample left, and
+ * solvers that take chunks meanwhile (other MPI ranks) never get one; chunks that settings.verify
  * will count twice are never sampled, so that their first count goes
  * through the check as every other's.
  */
@@ -25,7 +26,7 @@ typedef struct estimate_run {
     const nq_plan *plan;
     nq_run *run;
     const double *costs;
-    unsigned char *solved; /* per chunk: resumed from the journal, or solved by the sample */
+    uint64_t chunks;
     uint64_t units_left;
 } estimate_run;
 
@@ -33,8 +34,22 @@ typedef struct estimate_run {
 static void sample_done(void *user, uint64_t chunk, const nq_counts *counts)
 {
     estimate_run *er = user;
-    er->solved[chunk] = 1;
     (void)nq_ledger_finish(er->run->ledger, chunk, counts);
+}
+
+/* The sample takes its chunks from the ledger as any solver does, so that
+ * under MPI, where the other ranks count meanwhile, no chunk is solved by
+ * both; one the stop flag cut short goes back. */
+static int sample_claim(void *user, uint64_t chunk)
+{
+    estimate_run *er = user;
+    return nq_ledger_claim(er->run->ledger, chunk);
+}
+
+static void sample_give_back(void *user, uint64_t chunk)
+{
+    estimate_run *er = user;
+    nq_ledger_give_back(er->run->ledger, chunk);
 }
 
 /* Relative cost of every unit from the engine's hook, or 1 for all when it
@@ -59,13 +74,23 @@ static double *unit_costs(const nq_job *job)
     return costs;
 }
 
-/* Posts the estimate from calibration *cal to the run. */
+/* Posts the estimate from calibration *cal to the run: the time spent so
+ * far and the chunks not finished yet (resumed, solved by the sample, or,
+ * under MPI, by the other ranks meanwhile) spread over the threads.
+ * Nothing is posted when out of memory. */
 static void deliver(const estimate_run *er, const nq_calibration *cal)
 {
     const nq_job *job = er->plan->job;
+    unsigned char *finished = malloc((size_t)er->chunks + 1);
+    if (!finished)
+        return;
+    for (uint64_t c = 0; c < er->chunks; c++)
+        finished[c] = (unsigned char)nq_ledger_finished(er->run->ledger, c);
     double solve;
-    if (nq_estimate_seconds(er->costs, job->units, er->plan->chunk_units, er->solved, job->threads,
-                            cal->seconds_per_cost, &solve) < 0)
+    const int ret = nq_estimate_seconds(er->costs, job->units, er->plan->chunk_units, finished,
+                                        job->threads, cal->seconds_per_cost, &solve);
+    free(finished);
+    if (ret < 0)
         return;
     const nq_estimate e = {
         .seconds = nq_now() - er->run->cfg.start + solve,
@@ -112,16 +137,13 @@ void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
     estimate_run er = {
         .plan = p,
         .run = run,
+        .chunks = chunks,
         .units_left = p->job->units - (p->journal ? nq_journal_resumed_units(p->journal) : 0),
     };
     double *costs = unit_costs(p->job);
     unsigned char *skip = malloc((size_t)chunks + 1);
-    er.solved = malloc((size_t)chunks + 1);
-    if (!costs || !skip || !er.solved || not_sampled(p, chunks, skip) < 0)
+    if (!costs || !skip || not_sampled(p, chunks, skip) < 0)
         goto out;
-    const unsigned char *resumed = p->journal ? nq_journal_done(p->journal) : NULL;
-    for (uint64_t c = 0; c < chunks; c++)
-        er.solved[c] = resumed && resumed[c];
     er.costs = costs;
     /* The same costs weigh the progress (work, not units, done), from the
      * start: the sample's chunks are the run's.  Progress by units
@@ -136,6 +158,8 @@ void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
         .threads = sample_threads > 0 ? sample_threads : 1,
         .stop = stop,
         .done = sample_done,
+        .claim = sample_claim,
+        .give_back = sample_give_back,
         .overdue = on_overdue,
         .user = &er,
     };
@@ -143,7 +167,6 @@ void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
     if (nq_calibrate(&cfg, &cal) == 0 && cal.chunks > 0 && !(stop && atomic_load(stop)))
         deliver(&er, &cal);
 out:
-    free(er.solved);
     free(skip);
     free(costs);
 }

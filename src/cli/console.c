@@ -253,7 +253,8 @@ static void take_estimate(const nq_estimate *e, void *user)
     if (e->at_least)
         fputs("the subproblems timed to estimate it are still running)\n", stderr);
     else
-        fprintf(stderr, "estimated from %" PRIu64 " timed at random)\n", e->sample_units);
+        fprintf(stderr, "estimated from %" PRIu64 " timed along the list, part of the count)\n",
+                e->sample_units);
     v->announced = level;
 }
 

@@ -138,18 +138,25 @@ static double chunk_cost(const nq_sample_config *cfg, uint64_t c)
 static int64_t take(sample *s)
 {
     const nq_sample_config *cfg = s->cfg;
-    if (s->next >= s->count || (cfg->stop && atomic_load(cfg->stop)))
-        return -1;
-    const double now = nq_now();
-    const double spc = s->cost_sum > 0 ? s->time_sum / s->cost_sum : 0;
-    const double expect = chunk_cost(cfg, s->chunks[s->next]) * spc;
-    double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
-    limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
-    limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
-    if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > limit)
-        return -1;
-    s->state[s->next] = (running){.started = now};
-    return (int64_t)s->next++;
+    for (;;) {
+        if (s->next >= s->count || (cfg->stop && atomic_load(cfg->stop)))
+            return -1;
+        const double now = nq_now();
+        const double spc = s->cost_sum > 0 ? s->time_sum / s->cost_sum : 0;
+        const double expect = chunk_cost(cfg, s->chunks[s->next]) * spc;
+        double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
+        limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
+        limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
+        if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > limit)
+            return -1;
+        /* A chunk another solver holds or finished is passed over. */
+        if (cfg->claim && !cfg->claim(cfg->user, s->chunks[s->next])) {
+            s->next++;
+            continue;
+        }
+        s->state[s->next] = (running){.started = now};
+        return (int64_t)s->next++;
+    }
 }
 
 /* Solves sample chunk i unit by unit with the thread's scratch, telling
@@ -200,6 +207,8 @@ static void sample_chunks(sample *s)
         const double end = nq_now();
         if (whole)
             s->cfg->done(s->cfg->user, s->chunks[i], &sum);
+        else if (s->cfg->give_back)
+            s->cfg->give_back(s->cfg->user, s->chunks[i]);
         uint64_t begin, last;
         chunk_bounds(s->cfg, s->chunks[i], &begin, &last);
         pthread_mutex_lock(&s->lock);

@@ -83,6 +83,14 @@ typedef struct nq_sample_config {
      * (the caller finishes it in the run).  Called from the sampling
      * threads, one chunk once; thread-safe, cheap. */
     void (*done)(void *user, uint64_t chunk, const nq_counts *counts);
+    /* Optional, for a run whose other solvers work meanwhile (nqueens-mpi's
+     * other ranks): claim returns 1 when chunk `chunk` is the sample's to
+     * solve (no one else holds or finished it, and no one else gets it
+     * now), else 0 and the sample passes it over; give_back returns a
+     * claimed chunk the stop flag cut short.  Called under the sample's
+     * lock (claim) or from a sampling thread (give_back). */
+    int (*claim)(void *user, uint64_t chunk);
+    void (*give_back)(void *user, uint64_t chunk);
     /* Optional: called from a thread of its own when the sample is still
      * running NQ_ESTIMATE_BUDGET seconds after it started, with the lower
      * bound, and again, with a higher one, each time the time since the

@@ -141,6 +141,18 @@ int nq_ledger_take(nq_ledger *l, uint64_t *chunk)
     return got;
 }
 
+int nq_ledger_claim(nq_ledger *l, uint64_t c)
+{
+    int got = 0;
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed && c < l->chunks && l->state[c] == CHUNK_WAITING) {
+        l->state[c] = CHUNK_OUT;
+        got = 1;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return got;
+}
+
 void nq_ledger_give_back(nq_ledger *l, uint64_t chunk)
 {
     pthread_mutex_lock(&l->lock);

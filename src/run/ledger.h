@@ -45,6 +45,10 @@ int nq_ledger_finished(nq_ledger *l, uint64_t c);
  * and returns 1, or returns 0 when none is left or the ledger is closed. */
 int nq_ledger_take(nq_ledger *l, uint64_t *chunk);
 
+/* Hands out chunk c itself when it is neither finished nor out: returns
+ * 1 (it is out, as nq_ledger_take() would leave it), else 0. */
+int nq_ledger_claim(nq_ledger *l, uint64_t c);
+
 /* Puts a chunk that was handed out but not finished back in line (its
  * solver stopped or vanished); it goes out again before any new one. */
 void nq_ledger_give_back(nq_ledger *l, uint64_t chunk);
