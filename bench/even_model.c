@@ -33,6 +33,9 @@
  *          (h, c2), the triples (c1, c2, E) folded by the two reflections
  *          that keep E a set of rows (orbit weights), today's classes and v
  *          (both reflections keep v, so it stays valid).
+ *   midrows-g  as midrows, the (c2, E) units gathering the east halves of
+ *          every c1 (c1 east, west lists filtered by the (h, c2) queen
+ *          alone), as odd N gathers a.
  *
  * Usage: even-model N [--check] [--sample K] [--threads T] [--keybits B]
  *                    [--midrows | --da | --today]
@@ -599,6 +602,113 @@ static cost even_midrows(void)
     return tot;
 }
 
+/* Even N, the middle rows gathered as odd N gathers a: each orbit of
+ * (c1, c2, E) is solved by its least member with c1 east (every orbit has
+ * one: east-west reflection moves c1 across), weighted by the orbit's
+ * size; a unit is (c2, E) and joins one west list, filtered by the (h, c2)
+ * queen alone, with the east halves of every c1, which carry that queen's
+ * diagonals. */
+static cost even_midrows_gathered(void)
+{
+    const int h = N / 2;
+    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
+                   eastc = all & ~westc;
+    const uint32_t rows = all & ~(UINT32_C(3) << (h - 1));
+    cost tot = {0};
+    for (int c2 = 0; c2 < N; c2++) {
+        const int k = h - 1 - (c2 >= h); /* rows of E: the east columns c1 and c2 leave */
+        const uint64_t bs2 = qbit(h + c2), bd2 = qbit(h - c2 + N - 1);
+        uint64_t ws_ = 0, wd_ = 0;
+        if (c2 < h) {
+            ws_ = bs2;
+            wd_ = bd2;
+        }
+        size_t ne;
+        uint32_t *es = subsets(rows, k, &ne);
+#pragma omp parallel num_threads(threads)
+        {
+            cost c = {0};
+            hlist e = {0}, w = {0}, ec[3] = {{0}}, wc[3] = {{0}};
+#pragma omp for schedule(dynamic, 16)
+            for (long i = 0; i < (long)ne; i += sample) {
+                const uint32_t E = es[i];
+                int built = 0;
+                double halves_e = 0;
+                for (int c1 = h; c1 < N; c1++) {
+                    if (c1 - c2 <= 1 && c2 - c1 <= 1)
+                        continue;
+                    const int oc1[4] = {c1, c2, N - 1 - c1, N - 1 - c2};
+                    const int oc2[4] = {c2, c1, N - 1 - c2, N - 1 - c1};
+                    const uint32_t oe[4] = {E, mirror(E), rows & ~E, mirror(rows & ~E)};
+                    uint64_t key[4];
+                    int wt = 0, least = 1;
+                    for (int g = 0; g < 4; g++) {
+                        key[g] = (uint64_t)oc1[g] << 40 | (uint64_t)oc2[g] << 32 | oe[g];
+                        int seen = 0;
+                        for (int b = 0; b < g; b++)
+                            seen |= key[b] == key[g];
+                        wt += !seen;
+                        if (oc1[g] >= h && key[g] < key[0])
+                            least = 0;
+                    }
+                    if (!least)
+                        continue;
+                    if (!built) { /* the west list, once per (c2, E) */
+                        const uint32_t wcols = westc & ~(c2 < h ? UINT32_C(1) << c2 : 0);
+                        halves(rows & ~E, wcols, bs2, bd2, &w);
+                        for (int q = 0; q < 3; q++)
+                            wc[q].n = 0;
+                        const uint64_t dbit = qbit(N - 1);
+                        for (size_t j = 0; j < w.n; j++) {
+                            const uint64_t s = w.v[j].s | ws_, d = w.v[j].d | wd_;
+                            push(&wc[!!(d & dbit) + !!(s & dbit)], s, d);
+                        }
+                        built = 1;
+                    }
+                    const uint64_t bs1 = qbit(h - 1 + c1), bd1 = qbit(h - 1 - c1 + N - 1);
+                    const uint32_t ecols = eastc & ~(UINT32_C(1) << c1) &
+                                           ~(c2 >= h ? UINT32_C(1) << c2 : 0);
+                    halves(E, ecols, bs1 | bs2, bd1 | bd2, &e);
+                    halves_e += (double)e.n;
+                    for (int q = 0; q < 3; q++)
+                        ec[q].n = 0;
+                    const uint64_t dbit = qbit(N - 1);
+                    for (size_t j = 0; j < e.n; j++) {
+                        uint64_t s = e.v[j].s | bs1, d = e.v[j].d | bd1;
+                        if (c2 >= h) {
+                            s |= bs2;
+                            d |= bd2;
+                        }
+                        push(&ec[!!(d & dbit) + !!(s & dbit)], s, d);
+                    }
+                    static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+                    const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]},
+                                *wall[3] = {&wc[0], &wc[1], &wc[2]};
+                    int kb[KEYBITS_MAX];
+                    pick_key(eall, 3, wall, 3, kb);
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 3; b++)
+                            if (v[a][b]) {
+                                c.pairs += sample * (double)ec[a].n * (double)wc[b].n;
+                                c.keyed += sample * keyed_pairs(&ec[a], &wc[b], kb);
+                                if (check)
+                                    c.count += (unsigned __int128)compat(&ec[a], &wc[b]) *
+                                               v[a][b] * wt;
+                            }
+                }
+                if (built) {
+                    c.units += sample;
+                    c.halves += sample * (halves_e + (double)w.n);
+                }
+            }
+#pragma omp critical
+            add(&tot, &c);
+        }
+        free(es);
+    }
+    return tot;
+}
+
 /* Odd N, today's units: the centre queen (canonical E), and (b, E) units
  * gathering a = 1 .. b - 1 (west filtered by the b queen alone). */
 static cost odd_today(void)
@@ -766,6 +876,8 @@ int main(int argc, char **argv)
     if (which != 2) {
         const cost r = even_midrows();
         print_whole("midrows", &r, &t);
+        const cost g = even_midrows_gathered();
+        print_whole("midrows-g", &g, &t);
     }
     if (which == 1)
         return wrong;
