@@ -312,9 +312,9 @@ NQ_API int nq_count(const nq_settings *s, nq_result *result);
  * resolved, cannot count n; NQ_KERNEL naming a level this CPU cannot run:
  * see nq_kernel_name()).  Besides ranges it refuses what does not apply to
  * the engine that would run: a split depth for engines without one (plain,
- * mitm), and more than one thread for plain.  When detail is not NULL it receives one line
- * naming the setting, its value and what is allowed (size bytes,
- * NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
+ * mitm), and more than one thread for plain.  When detail is not NULL it
+ * receives one line naming the setting, its value and what is allowed
+ * (size bytes, NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
  * allowed 1 to 8 (0 = automatic)"; size 0 writes nothing.
  */
 NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
