@@ -361,9 +361,9 @@ NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
 /** Library version, "MAJOR.MINOR.PATCH". */
 NQ_API const char *nq_version(void);
 
-/** The kernel level this process counts with: "avx512", "avx2" or
- *  "portable" -- the best that this CPU and its operating system run, or
- *  the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
+/** The kernel level this process counts with: "avx512icl", "avx512",
+ *  "avx2" or "portable" -- the best that this CPU and its operating system
+ *  run, or the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
  *  names no level, or one this CPU cannot run: nq_check_settings() then
  *  refuses every run, saying why. */
 NQ_API const char *nq_kernel_name(void);
