@@ -3,7 +3,7 @@
  * the counts every engine's copies for that level give.
  *
  * The level is chosen once per process, so meson runs this program once
- * per level, NQ_KERNEL naming it, and once with NQ_KERNEL empty (the best
+ * per level (portable, avx2, avx512, avx512icl), NQ_KERNEL naming it, and once with NQ_KERNEL empty (the best
  * the CPU runs).  A level this CPU cannot run must be refused, by
  * nq_kernel_name() and by every run; one it can must count N = 1..15 with
  * every engine that has kernels, the mitm sort and batches forced on small

@@ -307,13 +307,14 @@ NQ_API int nq_count(const nq_settings *s, nq_result *result);
  * Checks settings without counting: the one check every front end runs.
  * Returns 0, or the error nq_count() would return for them:
  * NQ_EINVAL_N, NQ_EINVAL_THREADS, NQ_EINVAL_ENGINE, NQ_EINVAL_SPLIT,
- * NQ_EINVAL_ARG (NULL settings, a bad interval, an empty checkpoint path),
- * or NQ_EUNSUPPORTED (the engine, auto resolved, cannot count n).
- * Besides ranges it refuses what does not apply to the engine that would
- * run: a split depth for engines without one (plain, mitm), and more than
- * one thread for plain.  When detail is not NULL it receives one line
- * naming the setting, its value and what is allowed (size bytes,
- * NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
+ * NQ_EINVAL_ARG (NULL settings, a bad interval, an empty checkpoint path,
+ * NQ_KERNEL naming no kernel level), or NQ_EUNSUPPORTED (the engine, auto
+ * resolved, cannot count n; NQ_KERNEL naming a level this CPU cannot run:
+ * see nq_kernel_name()).  Besides ranges it refuses what does not apply to
+ * the engine that would run: a split depth for engines without one (plain,
+ * mitm), and more than one thread for plain.  When detail is not NULL it
+ * receives one line naming the setting, its value and what is allowed
+ * (size bytes, NUL-terminated; "" on success), e.g. "split depth 9 is out of range:
  * allowed 1 to 8 (0 = automatic)"; size 0 writes nothing.
  */
 NQ_API int nq_check_settings(const nq_settings *s, char *detail, size_t size);
@@ -360,9 +361,9 @@ NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
 /** Library version, "MAJOR.MINOR.PATCH". */
 NQ_API const char *nq_version(void);
 
-/** The kernel level this process counts with: "avx512", "avx2" or
- *  "portable" -- the best that this CPU and its operating system run, or
- *  the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
+/** The kernel level this process counts with: "avx512icl", "avx512",
+ *  "avx2" or "portable" -- the best that this CPU and its operating system
+ *  run, or the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
  *  names no level, or one this CPU cannot run: nq_check_settings() then
  *  refuses every run, saying why. */
 NQ_API const char *nq_kernel_name(void);

@@ -124,8 +124,8 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
         return refuse(detail, size, level,
                       level == NQ_EUNSUPPORTED
                           ? "NQ_KERNEL='%.64s%s': this CPU or build cannot run that kernel level"
-                          : "NQ_KERNEL='%.64s%s' is not a kernel level: expected portable, avx2 "
-                            "or avx512",
+                          : "NQ_KERNEL='%.64s%s' is not a kernel level: expected portable, avx2, "
+                            "avx512 or avx512icl",
                       kernel, strlen(kernel) > 64 ? "..." : "");
     }
     if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)

@@ -16,6 +16,7 @@ static const char *const level_names[NQ_KERNEL_LEVELS] = {
     [NQ_KERNEL_PORTABLE] = "portable",
     [NQ_KERNEL_AVX2] = "avx2",
     [NQ_KERNEL_AVX512] = "avx512",
+    [NQ_KERNEL_AVX512ICL] = "avx512icl",
 };
 
 const char *nq_kernel_level_name(int level)
@@ -37,8 +38,9 @@ int nq_kernel_supported(enum nq_kernel_level level)
     case NQ_KERNEL_AVX512:
         return nq_kernel_supported(NQ_KERNEL_AVX2) && __builtin_cpu_supports("avx512f") &&
                __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512vbmi") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    case NQ_KERNEL_AVX512ICL:
+        return nq_kernel_supported(NQ_KERNEL_AVX512) && __builtin_cpu_supports("avx512vbmi") &&
                __builtin_cpu_supports("avx512vpopcntdq") &&
                __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
 #endif

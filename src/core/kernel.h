@@ -6,8 +6,8 @@
  * engine's meson.build) are compiled once per level, each copy with the
  * level's instruction-set flags and its own function names: a kernel
  * source defines its external functions as NQ_KERNEL_FN(name), which
- * becomes name_portable, name_avx2 or name_avx512.  So a portable build
- * (-Dnative=false) carries the AVX2 and AVX-512 loops too, and a native
+ * becomes name_portable, name_avx2, name_avx512 or name_avx512icl.  So a
+ * portable build (-Dnative=false) carries the AVX2 and AVX-512 loops too, and a native
  * build gets the same copies, tuned for its machine.
  *
  * The level is chosen once per process: the best the CPU runs (its
@@ -25,8 +25,9 @@
 enum nq_kernel_level {
     NQ_KERNEL_PORTABLE, /* the build's own target: any CPU it runs on */
     NQ_KERNEL_AVX2,     /* x86-64-v3: AVX2, BMI1/2, FMA, LZCNT, POPCNT */
-    NQ_KERNEL_AVX512,   /* x86-64-v4 (AVX-512 F, CD, BW, DQ, VL) with VBMI,
-                           VPOPCNTDQ, BITALG and GFNI: Ice Lake, Zen 4 and later */
+    NQ_KERNEL_AVX512,   /* x86-64-v4: AVX-512 F, CD, BW, DQ, VL (Skylake-X on) */
+    NQ_KERNEL_AVX512ICL, /* x86-64-v4 with VBMI, VPOPCNTDQ, BITALG and GFNI:
+                            Ice Lake, Zen 4 and later */
     NQ_KERNEL_LEVELS
 };
 
@@ -35,7 +36,9 @@ enum nq_kernel_level {
 #define NQ_KERNEL_CAT_(a, b) a##b
 #define NQ_KERNEL_CAT(a, b) NQ_KERNEL_CAT_(a, b)
 #if defined(NQ_KERNEL_LEVEL)
-#if NQ_KERNEL_LEVEL == 2
+#if NQ_KERNEL_LEVEL == 3
+#define NQ_KERNEL_FN(name) NQ_KERNEL_CAT(name, _avx512icl)
+#elif NQ_KERNEL_LEVEL == 2
 #define NQ_KERNEL_FN(name) NQ_KERNEL_CAT(name, _avx512)
 #elif NQ_KERNEL_LEVEL == 1
 #define NQ_KERNEL_FN(name) NQ_KERNEL_CAT(name, _avx2)
@@ -44,11 +47,13 @@ enum nq_kernel_level {
 #endif
 #endif
 
-/* Declares the three copies of a kernel function of type `type` (a
- * function type).  Every build compiles all three; on a CPU family other
- * than x86-64 they are alike, and only the portable one is ever chosen. */
+/* Declares the copies of a kernel function of type `type` (a function
+ * type), one per level.  Every build compiles all of them; on a CPU family
+ * other than x86-64 they are alike, and only the portable one is ever
+ * chosen. */
 #define NQ_KERNEL_DECLARE(type, name)                                                              \
-    type NQ_KERNEL_CAT(name, _portable), NQ_KERNEL_CAT(name, _avx2), NQ_KERNEL_CAT(name, _avx512)
+    type NQ_KERNEL_CAT(name, _portable), NQ_KERNEL_CAT(name, _avx2), NQ_KERNEL_CAT(name, _avx512),  \
+        NQ_KERNEL_CAT(name, _avx512icl)
 
 /* 1 when this build compiled `level` and this CPU and its operating system
  * run it, else 0. */
@@ -66,7 +71,8 @@ int nq_kernel_level(void);
  * run; it keeps the choosers total). */
 enum nq_kernel_level nq_kernel_level_or_portable(void);
 
-/* The level's name as NQ_KERNEL takes it ("portable", "avx2", "avx512"),
+/* The level's name as NQ_KERNEL takes it ("portable", "avx2", "avx512",
+ * "avx512icl"),
  * or NULL for a value out of range. */
 const char *nq_kernel_level_name(int level);
 

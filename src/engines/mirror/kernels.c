@@ -8,6 +8,7 @@ static const nq_mirror_kernels kernels[NQ_KERNEL_LEVELS] = {
     [NQ_KERNEL_PORTABLE] = {nq_mirror_count_portable},
     [NQ_KERNEL_AVX2] = {nq_mirror_count_avx2},
     [NQ_KERNEL_AVX512] = {nq_mirror_count_avx512},
+    [NQ_KERNEL_AVX512ICL] = {nq_mirror_count_avx512icl},
 };
 
 const nq_mirror_kernels *nq_mirror_kernels_in_use(void)

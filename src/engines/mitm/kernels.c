@@ -29,6 +29,7 @@ static const mitm_kernels copies[NQ_KERNEL_LEVELS] = {
     [NQ_KERNEL_PORTABLE] = MITM_KERNELS(_portable),
     [NQ_KERNEL_AVX2] = MITM_KERNELS(_avx2),
     [NQ_KERNEL_AVX512] = MITM_KERNELS(_avx512),
+    [NQ_KERNEL_AVX512ICL] = MITM_KERNELS(_avx512icl),
 };
 
 static const mitm_kernels *in_use(void)
@@ -65,22 +66,37 @@ void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_
     in_use()->sort(src, n, o, tag, dst, out);
 }
 
-/* The join's block loops, per level (enum nq_join_kernel numbers its
- * kernels as the levels).  Off x86-64 the vector kernels are not built,
- * and those levels are never supported. */
-static const nq_join_loops join_loops[NQ_KERNEL_LEVELS] = {
-    [NQ_KERNEL_PORTABLE] = {nq_join_build_portable, nq_join_queries_portable},
+/* The join's block loops, per join kernel.  Off x86-64 the vector
+ * kernels are not built, and their levels are never supported. */
+static const nq_join_loops join_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
+    [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable},
 #ifdef NQ_JOIN_X86
-    [NQ_KERNEL_AVX2] = {nq_join_build_portable, nq_join_queries_avx2},
-    [NQ_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
+    [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_portable, nq_join_queries_avx2},
+    [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
 #endif
+};
+
+/* The join kernel of each kernel level: the AVX-512 one needs VBMI,
+ * VPOPCNTDQ and GFNI, which the plain AVX-512 level lacks. */
+static const enum nq_join_kernel join_of_level[NQ_KERNEL_LEVELS] = {
+    [NQ_KERNEL_PORTABLE] = NQ_JOIN_KERNEL_SCALAR,
+    [NQ_KERNEL_AVX2] = NQ_JOIN_KERNEL_AVX2,
+    [NQ_KERNEL_AVX512] = NQ_JOIN_KERNEL_AVX2,
+    [NQ_KERNEL_AVX512ICL] = NQ_JOIN_KERNEL_AVX512,
 };
 
 int nq_join_kernel_supported(enum nq_join_kernel kernel)
 {
-    return (int)kernel >= 0 && (int)kernel < NQ_KERNEL_LEVELS &&
-           nq_kernel_supported((enum nq_kernel_level)kernel) &&
-           join_loops[kernel].queries != NULL;
+    switch (kernel) {
+    case NQ_JOIN_KERNEL_SCALAR:
+        return 1;
+    case NQ_JOIN_KERNEL_AVX2:
+        return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX2);
+    case NQ_JOIN_KERNEL_AVX512:
+        return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX512ICL);
+    default:
+        return 0;
+    }
 }
 
 /* A kernel forced by nq_join_use_kernel() (tests), or -1: joins run the
@@ -90,7 +106,7 @@ static int join_forced = -1;
 enum nq_join_kernel nq_join_kernel_in_use(void)
 {
     const int k = __atomic_load_n(&join_forced, __ATOMIC_RELAXED);
-    return k >= 0 ? (enum nq_join_kernel)k : (enum nq_join_kernel)nq_kernel_level_or_portable();
+    return k >= 0 ? (enum nq_join_kernel)k : join_of_level[nq_kernel_level_or_portable()];
 }
 
 int nq_join_use_kernel(enum nq_join_kernel kernel)
