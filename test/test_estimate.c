@@ -190,8 +190,7 @@ static void test_too_few_chunks(void **state)
 }
 
 /* A stand-in engine whose every unit sleeps SLOW_UNIT seconds: units that
- * outlast the watchdog's budget on any machine, and of which a second one
- * would end past the sample's time. */
+ * outlast the watchdog's budget on any machine. */
 #define SLOW_UNIT 1.1
 
 /* When the latest slow unit started (nq_now()). */
@@ -265,11 +264,12 @@ static void test_watchdog_lower_bound(void **state)
     assert_true(log.first.seconds_per_cost >=
                 before + log.first.seconds - atomic_load(&slow_last_start) - 1e-9);
     assert_true(log.first.seconds_per_cost <= cal.seconds_per_cost);
-    /* The first chunk of each thread, and no more: a second would end
-     * past the sample's time. */
+    /* The sample's size (200 chunks: NQ_ESTIMATE_MIN_CHUNKS), no more,
+     * each chunk handed on once. */
     assert_true(cal.complete);
-    assert_int_equal(cal.units, 2);
-    assert_int_equal(atomic_load(&h.calls), 2);
+    assert_int_equal(cal.units, NQ_ESTIMATE_MIN_CHUNKS);
+    assert_int_equal(atomic_load(&h.calls), NQ_ESTIMATE_MIN_CHUNKS);
+    assert_int_equal(atomic_load(&h.twice), 0);
     assert_true(cal.seconds_per_cost >= SLOW_UNIT);
     pthread_mutex_destroy(&h.lock);
     free(h.seen);

@@ -215,10 +215,11 @@ typedef struct nq_settings {
 
     /** Optional: the run's expected duration (see nq_estimate).  When set,
      *  nq_count() first solves a stratified sample of the chunks left after
-     *  planning (about 2% of them, at least 8 and one per thread; once each
-     *  thread has had one, none that would end past 2% of the expected
-     *  time or two seconds, whichever is longer, nor past twenty seconds;
-     *  none when one per thread would be over a quarter of the chunks),
+     *  planning (about 2% of them, at least 8 and one per thread; past the
+     *  first 8, none that would end past 2% of the expected time or two
+     *  seconds, whichever is longer; once each thread has had one, none
+     *  that would end past twenty seconds; none when one per thread would
+     *  be over a quarter of the chunks),
      *  and calls it with the calibrated estimate, before that with rising
      *  lower bounds while the sample's units outlast half a second.  The
      *  sample is part of the run (its counts are kept, its chunks

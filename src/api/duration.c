@@ -131,7 +131,10 @@ static int not_sampled(const nq_plan *p, uint64_t chunks, unsigned char *skip)
 
 void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
 {
-    if (!run->cfg.estimate || (p->journal && nq_journal_is_complete(p->journal)))
+    /* A cancel already asked for (the monitor raises the stop flag only at
+     * its next tick) means no sample. */
+    if (!run->cfg.estimate || (p->journal && nq_journal_is_complete(p->journal)) ||
+        (run->cfg.cancel && atomic_load(run->cfg.cancel)))
         return;
     const uint64_t chunks = nq_ledger_chunks(run->ledger);
     estimate_run er = {

@@ -131,9 +131,10 @@ static double chunk_cost(const nq_sample_config *cfg, uint64_t c)
 }
 
 /* Takes the next sample chunk to start, under the lock: none once the
- * sample is used up or the stop flag is raised, and, once every thread
- * has had one, none that would run past the sample's time (estimate.h),
- * judged from the chunks finished so far.  Returns its index in the
+ * sample is used up or the stop flag is raised, and, judged from the
+ * chunks finished so far, none that would run past the sample's time
+ * (estimate.h): its longest once every thread has had a chunk, its usual
+ * one once NQ_ESTIMATE_MIN_CHUNKS have started.  Returns its index in the
  * sample, or -1. */
 static int64_t take(sample *s)
 {
@@ -147,7 +148,11 @@ static int64_t take(sample *s)
         double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
         limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
         limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
-        if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > limit)
+        const uint64_t least = (uint64_t)cfg->threads > NQ_ESTIMATE_MIN_CHUNKS
+                                   ? (uint64_t)cfg->threads : NQ_ESTIMATE_MIN_CHUNKS;
+        const double end = now + expect - s->t0;
+        if ((s->next >= (uint64_t)cfg->threads && end > NQ_ESTIMATE_SAMPLE_TIME_MAX) ||
+            (s->next >= least && end > limit))
             return -1;
         /* A chunk another solver holds or finished is passed over. */
         if (cfg->claim && !cfg->claim(cfg->user, s->chunks[s->next])) {

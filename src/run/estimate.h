@@ -33,13 +33,17 @@
 /* Seconds after which the watchdog hands out its first lower bound when
  * the sample is still running (see nq_sample_config.overdue). */
 #define NQ_ESTIMATE_BUDGET 0.5
-/* How long the sample may take: once every thread has had a chunk, no
- * new one is started that would end (judged by the chunks finished so
- * far) after NQ_ESTIMATE_SHARE of the run's expected time, or after
- * NQ_ESTIMATE_SAMPLE_TIME seconds when that is longer, and never after
- * NQ_ESTIMATE_SAMPLE_TIME_MAX seconds.  The sample's work is not lost, so
- * these bound how late the estimate comes, not what it costs (the other
- * ranks of nqueens-mpi count meanwhile); a long run gets a bigger sample
+/* How long the sample may take: once NQ_ESTIMATE_MIN_CHUNKS chunks (and
+ * one per thread) have started, no new one is started that would end
+ * (judged by the chunks finished so far) after NQ_ESTIMATE_SHARE of the
+ * run's expected time, or after NQ_ESTIMATE_SAMPLE_TIME seconds when that
+ * is longer; once every thread has had one, none that would end after
+ * NQ_ESTIMATE_SAMPLE_TIME_MAX seconds.  So a run of big chunks (a short
+ * list cut in 64 chunks a thread) still samples NQ_ESTIMATE_MIN_CHUNKS
+ * stretches of its list, unless its chunks take many seconds.  The
+ * sample's work is not lost, so these bound how late the estimate comes,
+ * not what it costs (the other ranks of nqueens-mpi count meanwhile); a
+ * long run gets a bigger sample
  * (its chunks' costs and times vary as a short run's do, and more of them
  * narrow the calibration). */
 #define NQ_ESTIMATE_SAMPLE_TIME 2.0
