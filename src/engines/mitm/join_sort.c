@@ -136,13 +136,29 @@ tags_loop(const uint64_t *src, size_t n, size_t part, size_t from, const nq_join
 #undef TAG_OF
 }
 
+/* Members ahead of the one written whose slot the scatter prefetches. */
+#define SCATTER_AHEAD 16
+
 /* Each member of src[0 .. n), cut to the bits of keep, to its slot: the
- * next slot count[part][tag] of its part and tag. */
+ * next slot count[part][tag] of its part and tag.  A long list's slots
+ * lie in more streams (buckets times parts) than the hardware prefetcher
+ * follows, and each first write to a line would wait for it from memory;
+ * so each member's slot line is asked for SCATTER_AHEAD members before
+ * (for writing).  The slot may have moved on by then (the bucket filled
+ * a little more), but it mostly stays on the same line; a prefetch never
+ * faults, whatever the address. */
 static inline __attribute__((always_inline)) void
 scatter_loop(const uint64_t *src, size_t n, size_t part, uint64_t keep, const uint16_t *tag,
              uint32_t count[SORT_PARTS][TAG_VALUES], uint64_t *dst, gather_fn *gather)
 {
-    for (size_t j = 0; j < part; j++)
+    const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
+    size_t j = 0;
+    for (; j < ahead; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
+            dst[count[p][tag[p * part + j]]++] = gather(src[p * part + j], keep);
+        }
+    for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
             dst[count[p][tag[p * part + j]]++] = gather(src[p * part + j], keep);
     for (size_t i = SORT_PARTS * part; i < n; i++)
