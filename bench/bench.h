@@ -103,6 +103,7 @@ typedef struct bench_machine {
     char command[1024]; /* the command line, quoted as a shell reads it */
     char compiler[128];
     char flags[256];
+    char kernels[64];   /* the kernel level counts run (nq_kernel_name) */
     char openmp[64];
     char proc_bind[64];
     char places[64];
@@ -230,8 +231,11 @@ int bench_audit(const nq_settings *s, int units);
 
 /* --project: times `samples` short runs of units spread evenly over the
  * job of *s, one per thread on s->threads threads, and prints the
- * projected core-hours of the whole count.  Returns 0 or a negative NQ_E*
+ * projected core-hours of the whole count.  The runs double until the
+ * standard error is within 10%: at most 16 times `samples` of them when
+ * limit is 0, else for as long as the next doubling is expected to end
+ * within `limit` seconds of the start.  Returns 0 or a negative NQ_E*
  * code. */
-int bench_project(const nq_settings *s, int samples);
+int bench_project(const nq_settings *s, int samples, double limit);
 
 #endif /* NQ_BENCH_H */

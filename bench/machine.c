@@ -1,10 +1,11 @@
 /*
  * machine.c - what a benchmark ran on: CPU, logical and physical cores, SMT,
  * NUMA nodes, clock governor, kernel, load average, compiler and flags,
- * OpenMP runtime and binding, commit, date and the command line.  Timings
- * mean little without these (a scaling curve flattens at the physical core
- * count, a "powersave" governor or a loaded machine moves every figure), so
- * every sweep's files carry them.  Everything is read from /proc and /sys;
+ * the kernel level the counts run (nq_kernel_name), OpenMP runtime and
+ * binding, commit, date and the command line.  Timings mean little
+ * without these (a scaling curve flattens at the physical core count, a
+ * "powersave" governor or a loaded machine moves every figure), so every
+ * sweep's files carry them.  Everything is read from /proc and /sys;
  * what cannot be read is reported as unknown, never guessed.
  */
 #include <stdio.h>
@@ -187,6 +188,8 @@ void bench_machine_describe(bench_machine *m, int argc, char **argv)
         append_quoted(m->command, sizeof m->command, argv[i]);
     snprintf(m->compiler, sizeof m->compiler, "%s", NQ_BENCH_COMPILER);
     snprintf(m->flags, sizeof m->flags, "%s", NQ_BENCH_FLAGS);
+    const char *kernels = nq_kernel_name();
+    snprintf(m->kernels, sizeof m->kernels, "%s", kernels ? kernels : "refused (NQ_KERNEL)");
 #if defined(_OPENMP) && defined(__clang__)
     snprintf(m->openmp, sizeof m->openmp, "libomp (OpenMP %d)", _OPENMP);
 #elif defined(_OPENMP)

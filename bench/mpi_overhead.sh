@@ -5,29 +5,42 @@
 # rounds.  Each round runs the three once, in an order rotated from round
 # to round, so that a slow drift of a shared machine lands on every
 # configuration alike.  Every total is checked against the first one.
-# Prints each run, then per N the median wall and CPU (user + sys) times
-# and the ratio of each MPI median to nqueens' median, and a Markdown table
-# of the wall medians (the one in docs/performance.md).  The MPI times
-# include mpiexec's start-up: that is what a user waits for.  So that it
-# can be told apart from the count itself, each round also times every
-# configuration on N=1 (start-up and shutdown alone), and the medians of
-# those are printed as well.
 #
-# Usage: bench/mpi_overhead.sh [-r RUNS] [-t T] [-e ENGINE] [-s SCHEDULE] BUILD_DIR N...
+# The MPI times are whole-process wall times including mpiexec's start-up
+# and the job's end: that is what a user waits for, and the ratios in the
+# table are of those.  So that the part Open MPI takes whatever the program
+# does can be told apart, each round also times `mpiexec -n R true` (the
+# launcher alone) and every configuration on N=1 (start-up and shutdown
+# with MPI_Init and MPI_Finalize), and a second table gives the ratios
+# with each configuration's N=1 median taken off both sides ("less
+# start-up").
+#
+# With -p, one more run of each MPI configuration per N is made with
+# NQ_MPI_TRACE=1 and its phases are printed rank by rank: when each rank
+# left each phase (seconds since mpiexec was started), and the process's
+# and the main thread's CPU seconds by then (nqueens-mpi(1), ENVIRONMENT).
+#
+# Prints each run, then per N the median wall and CPU (user + sys) times
+# and the ratio of each MPI median to nqueens' median, and the Markdown
+# tables of the wall medians that docs/performance.md shows.
+#
+# Usage: bench/mpi_overhead.sh [-r RUNS] [-t T] [-e ENGINE] [-s SCHEDULE] [-p] BUILD_DIR N...
 #   RUNS      rounds, at least 3 (default 3)
 #   T         total threads (default 2)
 #   ENGINE    passed to both tools as -e (default: auto)
 #   SCHEDULE  passed to both tools as --schedule (default: theirs)
+#   -p        also print each MPI configuration's phases (one traced run)
 # Example (the issue's measurement): bench/mpi_overhead.sh -r 5 build 19 20
 set -eu
-runs=3 threads=2 engine=auto schedule=
-usage="usage: $0 [-r RUNS] [-t T] [-e ENGINE] [-s SCHEDULE] BUILD_DIR N..."
-while getopts r:t:e:s: opt; do
+runs=3 threads=2 engine=auto schedule= phases=0
+usage="usage: $0 [-r RUNS] [-t T] [-e ENGINE] [-s SCHEDULE] [-p] BUILD_DIR N..."
+while getopts r:t:e:s:p opt; do
     case $opt in
     r) runs=$OPTARG ;;
     t) threads=$OPTARG ;;
     e) engine=$OPTARG ;;
     s) schedule=$OPTARG ;;
+    p) phases=1 ;;
     *) echo "$usage" >&2; exit 2 ;;
     esac
 done
@@ -38,6 +51,9 @@ case $threads in *[!0-9]* | '' | 0) echo "$0: T must be a number >= 1" >&2; exit
 [ "$runs" -ge 3 ] || { echo "$0: RUNS must be at least 3 (medians of 3 or more)" >&2; exit 2; }
 build=$1
 shift
+for n in "$@"; do
+    case $n in *[!0-9]* | '') echo "$0: N must be a number: $n" >&2; exit 2 ;; esac
+done
 nqueens=$build/src/cli/nqueens
 nqueens_mpi=$build/src/mpi/nqueens-mpi
 for exe in "$nqueens" "$nqueens_mpi"; do
@@ -54,19 +70,26 @@ extra="-e $engine --no-progress -q"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-# Runs configuration $1 (0: nqueens, 1: 1 rank x T, 2: T ranks x 1) for
-# board $2; prints "wall cpu total".  CPU time is the process's children:
-# mpiexec's ranks included.
-measure() {
+# The command of configuration $1 (0: nqueens, 1: 1 rank x T, 2: T ranks x
+# 1, 3: mpiexec -n 1 true, 4: mpiexec -n T true) for board $2, in "$@" of
+# the caller's `set --`: printed one word a line, for `set -- $(...)`.
+command_of() {
     case $1 in
-    0) set -- "$2" "$nqueens" "$2" -t "$threads" ;;
-    1) set -- "$2" mpiexec -n 1 $mpiexec_args "$nqueens_mpi" "$2" -t "$threads" ;;
-    2) set -- "$2" mpiexec -n "$threads" $mpiexec_args "$nqueens_mpi" "$2" -t 1 ;;
+    0) echo "$nqueens $2 -t $threads" ;;
+    1) echo "mpiexec -n 1 $mpiexec_args $nqueens_mpi $2 -t $threads" ;;
+    2) echo "mpiexec -n $threads $mpiexec_args $nqueens_mpi $2 -t 1" ;;
+    3) echo "mpiexec -n 1 $mpiexec_args true" ;;
+    4) echo "mpiexec -n $threads $mpiexec_args true" ;;
     esac
-    shift
-    # shellcheck disable=SC2086
-    if ! /usr/bin/time -f "%e %U %S" -o "$dir/time" "$@" $extra > "$dir/out" 2> "$dir/err"; then
-        echo "$0: failed: $* $extra" >&2
+}
+
+# Runs configuration $1 for board $2 with the options $3; prints "wall cpu
+# total".  CPU time is the process's children: mpiexec's ranks included.
+measure() {
+    # shellcheck disable=SC2046
+    set -- $(command_of "$1" "$2") $3
+    if ! /usr/bin/time -f "%e %U %S" -o "$dir/time" "$@" > "$dir/out" 2> "$dir/err"; then
+        echo "$0: failed: $*" >&2
         cat "$dir/err" >&2
         exit 1
     fi
@@ -79,6 +102,8 @@ name() {
     0) echo "nqueens -t $threads" ;;
     1) echo "nqueens-mpi 1 rank x $threads threads" ;;
     2) echo "nqueens-mpi $threads ranks x 1 thread" ;;
+    3) echo "mpiexec -n 1 true (the launcher alone)" ;;
+    4) echo "mpiexec -n $threads true" ;;
     esac
 }
 
@@ -87,25 +112,56 @@ median() {
     sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# Median of column $2 of configuration $1's lines in file $3.
+median_of() {
+    awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$3" | median
+}
+
+# One traced run of MPI configuration $1 on board $2: its phases, rank by
+# rank, from mpiexec's start.
+trace_phases() {
+    # shellcheck disable=SC2046
+    set -- "$1" "$2" $(command_of "$1" "$2") $extra
+    config=$1 board=$2
+    shift 2
+    start=$(date +%s.%N)
+    if ! NQ_MPI_TRACE=1 "$@" > "$dir/out" 2> "$dir/err"; then
+        echo "$0: failed: $*" >&2
+        cat "$dir/err" >&2
+        exit 1
+    fi
+    end=$(date +%s.%N)
+    echo "N=$board phases of $(name "$config") (one run, NQ_MPI_TRACE; s since mpiexec started,"
+    echo "  CPU s by then of the process and of the thread that wrote the line):"
+    grep '^nqueens-mpi: trace: ' "$dir/err" | sort -t' ' -k4,4n -k6,6n |
+        awk -v s="$start" '{
+            what = $0; sub(/^[^:]*: [^:]*: [^:]*: [^:]*: /, "", what)
+            printf "  rank %2s %8.3f s  cpu %7.3f  thread %7.3f  %s\n", $4 + 0, $6 - s, $8, $10, what }'
+    awk -v s="$start" -v e="$end" 'BEGIN { printf "  mpiexec ended %8.3f s\n", e - s }'
+}
+
 echo "nqueens $("$nqueens" --version | head -n 1), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$(mpiexec --version 2>&1 | head -n 1)"
 echo "T = $threads threads in all, engine $engine${schedule:+, schedule $schedule}, $runs rounds"
 : > "$dir/table"
+: > "$dir/bare"
 : > "$dir/startup"
 round=0
 while [ "$round" -lt "$runs" ]; do
-    for k in 0 1 2; do
-        config=$(((k + round) % 3))
-        engine_was=$extra
-        extra="--no-progress -q" # N=1: every engine counts it; the schedule does not matter
-        measure "$config" 1 > "$dir/one" || exit 1
-        extra=$engine_was
+    for k in 0 1 2 3 4; do
+        config=$(((k + round) % 5))
+        # N=1: every engine counts it; the schedule does not matter
+        measure "$config" 1 "--no-progress -q" > "$dir/one" || exit 1
         echo "$config $(cat "$dir/one")" >> "$dir/startup"
     done
     round=$((round + 1))
 done
+for c in 3 4 0 1 2; do
+    echo "start-up and shutdown, median of $runs: $(name "$c")$([ "$c" -le 2 ] && echo " on N=1"):" \
+        "wall $(median_of "$c" 2 "$dir/startup") s, cpu $(median_of "$c" 3 "$dir/startup") s"
+done
 for c in 0 1 2; do
-    awk -v c=$c '$1 == c { print $2 }' "$dir/startup" | median > "$dir/one"
-    echo "start-up and shutdown alone (N=1), median of $runs: $(name "$c"): wall $(cat "$dir/one") s"
+    eval "one$c=\$(median_of $c 2 \"\$dir/startup\")"
 done
 for n in "$@"; do
     : > "$dir/runs"
@@ -113,7 +169,8 @@ for n in "$@"; do
     while [ "$round" -lt "$runs" ]; do
         for k in 0 1 2; do
             config=$(((k + round) % 3))
-            measure "$config" "$n" > "$dir/one" || exit 1
+            measure "$config" "$n" "$extra" > "$dir/one" || exit 1
+            # shellcheck disable=SC2046
             set -- $(cat "$dir/one")
             echo "N=$n round $((round + 1)): $(name "$config"): wall $1 s, cpu $2 s"
             echo "$config $1 $2 $3" >> "$dir/runs"
@@ -127,8 +184,8 @@ for n in "$@"; do
         exit 1
     fi
     for c in 0 1 2; do
-        eval "wall$c=\$(awk -v c=$c '\$1 == c { print \$2 }' \"\$dir/runs\" | median)"
-        eval "cpu$c=\$(awk -v c=$c '\$1 == c { print \$3 }' \"\$dir/runs\" | median)"
+        eval "wall$c=\$(median_of $c 2 \"\$dir/runs\")"
+        eval "cpu$c=\$(median_of $c 3 \"\$dir/runs\")"
     done
     # shellcheck disable=SC2154
     for c in 0 1 2; do
@@ -137,11 +194,31 @@ for n in "$@"; do
             'BEGIN { printf "N=%s median %-34s wall %8.3f s (%.3fx), cpu %8.3f s (%.3fx)\n",
                      n, what ":", w, w / w0, u, u / u0 }'
     done
+    # shellcheck disable=SC2154
     awk -v n="$n" -v w0="$wall0" -v w1="$wall1" -v w2="$wall2" \
-        'BEGIN { printf "| N=%s | %.2f s | %.2f s (%.2fx) | %.2f s (%.2fx) |\n",
+        'BEGIN { printf "| N=%s | %.2f s | %.2f s (%.3fx) | %.2f s (%.3fx) |\n",
                  n, w0, w1, w1 / w0, w2, w2 / w0 }' >> "$dir/table"
+    # shellcheck disable=SC2154
+    awk -v n="$n" -v w0="$wall0" -v w1="$wall1" -v w2="$wall2" \
+        -v s0="$one0" -v s1="$one1" -v s2="$one2" \
+        'function ratio(b) { return b0 > 0 ? sprintf("%.3fx", b / b0) : "n/a" }
+         BEGIN { b0 = w0 - s0; b1 = w1 - s1; b2 = w2 - s2
+                 printf "| N=%s | %.2f s | %.2f s (%s) | %.2f s (%s) |\n",
+                 n, b0, b1, ratio(b1), b2, ratio(b2) }' >> "$dir/bare"
+    if [ "$phases" -eq 1 ]; then
+        trace_phases 1 "$n"
+        trace_phases 2 "$n"
+    fi
 done
 echo
-echo "| count | \`nqueens -t $threads\` | \`nqueens-mpi\`, 1 rank x $threads threads | $threads ranks x 1 thread |"
+echo "Whole-process wall times, medians of $runs rounds:"
+echo
+echo "| count | \`nqueens -t $threads\` | \`nqueens-mpi\`, 1 rank × $threads threads | $threads ranks × 1 thread |"
 echo "|---|---:|---:|---:|"
 cat "$dir/table"
+echo
+echo "Less start-up (each configuration's N=1 median taken off):"
+echo
+echo "| count | \`nqueens -t $threads\` | \`nqueens-mpi\`, 1 rank × $threads threads | $threads ranks × 1 thread |"
+echo "|---|---:|---:|---:|"
+cat "$dir/bare"

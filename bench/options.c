@@ -29,6 +29,7 @@ enum long_only {
     OPT_RANKS,
     OPT_AUDIT,
     OPT_PROJECT,
+    OPT_PROJECT_LIMIT,
     OPT_MIN_RUNS,
     OPT_MAX_RUNS,
     OPT_PRECISION,
@@ -54,6 +55,7 @@ static const struct option long_options[] = {
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"audit", required_argument, NULL, OPT_AUDIT},
     {"project", required_argument, NULL, OPT_PROJECT},
+    {"project-limit", required_argument, NULL, OPT_PROJECT_LIMIT},
     {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
     {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
     {"precision", required_argument, NULL, OPT_PRECISION},
@@ -132,7 +134,11 @@ static void usage(FILE *out)
             "      --project S       time runs of units in S or more strata of each N's\n"
             "                        job (doubled until within 10%%), one thread each, on\n"
             "                        the largest --threads value, and project the\n"
-            "                        core-hours of the whole count\n"
+            "                        core-hours of the whole count (at most 16 x S runs)\n"
+            "      --project-limit SECONDS\n"
+            "                        with --project: keep doubling past 16 x S runs\n"
+            "                        while the next doubling should end within SECONDS\n"
+            "                        of the projection's start (1..10000000)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
@@ -335,6 +341,12 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         o->project = value;
         o->mode = MODE_PROJECT;
         break;
+    case OPT_PROJECT_LIMIT:
+        if (bench_parse_int(arg, strlen(arg), 1, 10000000, &value) < 0)
+            die_usage("invalid time limit '%s' for --project-limit: expected whole seconds "
+                      "from 1 to 10000000", arg);
+        o->project_limit = value;
+        break;
     case OPT_RANKS:
         if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
             die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
@@ -407,6 +419,8 @@ static void finish_options(bench_options *o)
     o->repeat = o->max_runs;
     if (o->ranks && o->mode != MODE_PREDICT)
         die_usage("--ranks applies to --predict only");
+    if (o->project_limit > 0 && o->mode != MODE_PROJECT)
+        die_usage("--project-limit applies to --project only");
     if (o->mode == MODE_AUDIT) { /* audits mitm's units; no other engine has them */
         if (o->engines_given && (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM))
             die_usage("--audit checks the units of engine mitm only");

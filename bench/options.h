@@ -38,6 +38,7 @@ typedef struct bench_options {
     int ranks; /* --ranks R for --predict; 0 when not given */
     int audit;   /* --audit K: units to check */
     int project; /* --project S: units to time */
+    double project_limit; /* --project-limit SECONDS, or 0 */
     int engines_given;
     enum bench_mode mode;
     const char *csv_path, *json_path, *plot_path, *markdown_path;

@@ -120,10 +120,11 @@ int bench_write_meta(FILE *f, const bench_machine *m)
     fprintf(f, "# nqueens-bench %s\n# command: %s\n# cpu: %s\n# cores: %d\n"
                "# physical_cores: %d\n# smt: %d\n# numa_nodes: %d\n# governor: %s\n"
                "# kernel: %s\n# load: %.2f %.2f %.2f\n# compiler: %s\n# flags: %s\n"
-               "# openmp: %s\n# OMP_PROC_BIND: %s\n# OMP_PLACES: %s\n# commit: %s\n# date: %s\n",
+               "# kernels: %s\n# openmp: %s\n# OMP_PROC_BIND: %s\n# OMP_PLACES: %s\n# commit: %s\n"
+               "# date: %s\n",
             m->library, m->command, m->cpu, m->cores, m->physical_cores, m->smt, m->numa_nodes,
             m->governor, m->kernel, m->load[0], m->load[1], m->load[2], m->compiler, m->flags,
-            m->openmp, m->proc_bind, m->places, m->commit, m->date);
+            m->kernels, m->openmp, m->proc_bind, m->places, m->commit, m->date);
     return ferror(f) ? -1 : 0;
 }
 
@@ -195,6 +196,7 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
     }
     put_json_pair(f, "compiler", m->compiler);
     put_json_pair(f, "flags", m->flags);
+    put_json_pair(f, "kernels", m->kernels);
     put_json_pair(f, "openmp", m->openmp);
     put_json_pair(f, "OMP_PROC_BIND", m->proc_bind);
     put_json_pair(f, "OMP_PLACES", m->places);

@@ -122,7 +122,11 @@ static double *estimate_costs(const nq_job *job)
 
 /* Solves every unit of job alone, on all cores at once, timing each (CPU
  * time) on the thread that solves it, under the load a real run puts on the
- * machine.  Fills seconds[u], *total and *wall.  Returns 0 or NQ_ENOMEM. */
+ * machine.  Each thread solves through an nq_solver of its own, created
+ * before its first timed unit, as the pool's threads do: a unit's time is
+ * then what it costs inside a count (the engine's working memory kept from
+ * unit to unit), not the allocation nq_job_solve_unit makes per call.
+ * Fills seconds[u], *total and *wall.  Returns 0 or NQ_ENOMEM. */
 static int time_units(nq_job *job, int cores, double *seconds, nq_u128 *total, double *wall)
 {
     const uint64_t units = nq_job_units(job);
@@ -131,22 +135,33 @@ static int time_units(nq_job *job, int cores, double *seconds, nq_u128 *total, d
     const double start = nq_now();
     (void)cores; /* a build without OpenMP solves on this thread alone */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(cores)
+#pragma omp parallel num_threads(cores)
 #endif
-    for (uint64_t u = 0; u < units; u++) {
-        nq_counts c;
-        const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-        int r = nq_job_solve_unit(job, u, &c);
-        seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+    {
+        nq_solver *solver = NULL;
+        const int made = nq_solver_create(&solver, job);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (uint64_t u = 0; u < units; u++) {
+            nq_counts c;
+            int r = made;
+            if (r == 0) {
+                const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+                r = nq_solver_solve(solver, u, &c);
+                seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+            }
 #ifdef _OPENMP
 #pragma omp critical(profile_sum)
 #endif
-        {
-            if (r < 0)
-                failed = 1;
-            else
-                sum += c.total;
+            {
+                if (r < 0)
+                    failed = 1;
+                else
+                    sum += c.total;
+            }
         }
+        nq_solver_free(&solver);
     }
     *wall = nq_now() - start;
     *total = sum;

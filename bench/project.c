@@ -8,7 +8,9 @@
  * where neighbouring units share nothing: mitm's spread order); T starts at
  * S (rounded up to even) and doubles, keeping every run timed so far, until
  * the projection's standard error is at most PROJECT_TARGET of it or T
- * reaches PROJECT_GROWTH * S.  Run k of round r sits at (j + v) / S of the
+ * reaches PROJECT_GROWTH * S; with a time limit (--project-limit), past
+ * that cap for as long as the next round, which times as many runs as all
+ * rounds before it, is expected to end within the limit.  Run k of round r sits at (j + v) / S of the
  * list, with j = k mod S and v the base-2 radical inverse of k / S (the
  * van der Corput sequence): the first S * 2^m runs put exactly one in each
  * of S * 2^m equal strata, so doubling refines the strata.  Costs vary
@@ -164,8 +166,16 @@ static void stratified_mean(const double *seconds, uint64_t t, int strata, doubl
     free(at);
 }
 
-int bench_project(const nq_settings *s, int samples)
+static double wall_now(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int bench_project(const nq_settings *s, int samples, double limit)
+{
+    const double start = wall_now();
     nq_settings one = *s;
     one.threads = 1; /* units are timed one per thread, side by side */
     nq_job *job = NULL;
@@ -179,21 +189,38 @@ int bench_project(const nq_settings *s, int samples)
     int strata = samples + (samples & 1); /* even: strata are paired */
     if ((uint64_t)strata * len > units) /* a small job: runs would overlap */
         strata = (int)(units / len) > 1 ? (int)(units / len) & ~1 : 1;
-    const uint64_t most = (uint64_t)strata * PROJECT_GROWTH;
-    double *seconds = calloc(most, sizeof *seconds);
-    if (!seconds) {
-        nq_job_free(&job);
-        return NQ_ENOMEM;
-    }
+    /* Without a limit, at most PROJECT_GROWTH * S runs; with one, as many
+     * as fit the list. */
+    const uint64_t most = limit > 0 ? units / len : (uint64_t)strata * PROJECT_GROWTH;
+    double *seconds = NULL;
     const int threads = s->threads > 0 ? s->threads : 1;
     uint64_t t = 0;
     double mean = 0, se = 0;
+    const char *why = "within 10%";
     for (uint64_t next = (uint64_t)strata; ret == 0; next *= 2) {
+        double *more = realloc(seconds, next * sizeof *seconds);
+        if (!more) {
+            ret = NQ_ENOMEM;
+            break;
+        }
+        seconds = more;
+        const double round_start = wall_now();
         ret = time_runs(job, units, len, warm_up, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
-        if (se <= PROJECT_TARGET * mean || 2 * t > most || 2 * t * len > units)
+        if (se <= PROJECT_TARGET * mean)
             break;
+        if (2 * t > most || 2 * t * len > units) {
+            why = limit > 0 || 2 * t * len > units ? "every stratum timed" : "at the run cap";
+            break;
+        }
+        /* The next round times t runs more, as many as all rounds so far
+         * (the last alone took about half of that). */
+        const double now = wall_now();
+        if (limit > 0 && now + 2 * (now - round_start) > start + limit) {
+            why = "at the time limit";
+            break;
+        }
     }
     nq_job_free(&job);
     free(seconds);
@@ -201,11 +228,11 @@ int bench_project(const nq_settings *s, int samples)
         return ret;
     printf("project: %s N=%d, %" PRIu64 " units, %" PRIu64 " x %" PRIu64
            " timed (stratified%s): %.4g s a unit (+- %.2g), "
-           "%.4g core-hours (+- %.2g, %.1f%%)\n",
+           "%.4g core-hours (+- %.2g, %.1f%%, %s, %.0f s)\n",
            nq_engine_name(s->engine), s->n, units, t, len,
            warm_up ? ", each after the unit before" : "", mean, se,
            mean * (double)units / 3600, se * (double)units / 3600,
-           mean > 0 ? 100 * se / mean : 0.0);
+           mean > 0 ? 100 * se / mean : 0.0, why, wall_now() - start);
     fflush(stdout);
     return 0;
 }

@@ -27,7 +27,7 @@ BENCH = None
 
 KNOWN = {8: 92, 9: 352, 10: 724, 12: 14200}
 MACHINE_KEYS = ["cpu", "cores", "physical_cores", "smt", "numa_nodes", "governor", "kernel",
-                "load", "compiler", "flags", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
+                "load", "compiler", "flags", "kernels", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
                 "date"]
 
 
@@ -363,6 +363,15 @@ class Audit(unittest.TestCase):
         p = run("--project", "2", "-n", "12", "-e", "mitm", "-t", "1")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("core-hours", p.stdout)
+        # With a time limit the runs may double past 16 x S; the line says
+        # why they stopped.
+        p = run("--project", "2", "--project-limit", "60", "-n", "12", "-e", "mitm", "-t", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"(within 10%|every stratum timed|at the time limit), \d+ s\)")
+        for args in (["--project-limit", "0", "--project", "2"], ["--project-limit", "5"]):
+            p = run("-n", "12", *args)
+            self.assertEqual(p.returncode, 2, p.stdout)
+            self.assertIn("--project-limit", p.stderr)
         for args in (["-e", "full"], ["--csv", "x.csv"]):
             self.assertEqual(run("--audit", "2", "-n", "12", *args).returncode, 2)
 

@@ -308,6 +308,66 @@ class Refuse(Base):
                 f.write(copy)
             self.assert_refused(self.journal, ["12", "-e", "mirror", "--split-depth", "3"], "damaged")
 
+    def test_finished_journal_rechecked(self):
+        # A finished journal answers without counting, so its records are
+        # checked against each other first: the chunk records must add up
+        # to the completion (DONE) record and every chunk must have one.
+        # Each damage below keeps every checksum valid (recomputed, or a
+        # whole record dropped), so only those checks can find it.
+        args = ["12", "-e", "mirror", "--split-depth", "3"]
+        data = bytes(self.make(args))
+        chunks = len(data) // RECORD - 2  # no header, no DONE
+        self.assertGreater(chunks, 3)
+        self.assertEqual(data[-RECORD:][:4], b"DONE")
+
+        def resealed(buf, index):
+            """buf with record `index` (0: the first after the header)
+            given a valid checksum again."""
+            out = bytearray(buf)
+            at = HEADER + index * RECORD
+            out[at + 60:at + 64] = zlib.crc32(bytes(out[at:at + 60])).to_bytes(4, "little")
+            return bytes(out)
+
+        index = RNG.randrange(chunks)
+        flipped = bytearray(data)
+        flipped[HEADER + index * RECORD + 16 + RNG.randrange(4)] ^= 1 << RNG.randrange(8)
+        dropped = HEADER + RNG.randrange(chunks) * RECORD
+        cases = {
+            "a chunk's total changed": (resealed(flipped, index), "differs from the sum"),
+            "a chunk record dropped": (data[:dropped] + data[dropped + RECORD:],
+                                       "has a completion record but no record of chunk"),
+        }
+        for name, (damaged, mention) in cases.items():
+            with self.subTest(case=name, index=index):
+                with open(self.journal, "wb") as f:
+                    f.write(damaged)
+                self.assert_refused(self.journal, args, mention)
+
+    def test_chunk_recorded_twice_with_other_counts(self):
+        # A chunk checked by a later run (--verify) has a second record with
+        # the same counts; a second record whose counts differ (checksum
+        # recomputed) is damage, finished journal or not.
+        args = ["12", "-e", "mirror", "--split-depth", "3", "-t", "2"]
+        data = self.make(args)
+        with open(self.journal, "wb") as f:  # drop DONE: the next run checks every chunk
+            f.write(data[:-RECORD])
+        self.finish([*args, "--verify", "1", "--checkpoint", self.journal], KNOWN[12])
+        data = read(self.journal)
+        records = [data[at:at + RECORD] for at in range(HEADER, len(data), RECORD)]
+        chunk_of = [int.from_bytes(r[8:16], "little") for r in records]
+        seen = set()
+        second = next(i for i, c in enumerate(chunk_of)
+                      if records[i][:4] == b"CHNK" and (c in seen or seen.add(c)))
+        at = HEADER + second * RECORD
+        copy = bytearray(data)
+        copy[at + 16] ^= 1
+        copy[at + 60:at + 64] = zlib.crc32(bytes(copy[at:at + 60])).to_bytes(4, "little")
+        for name, damaged in (("finished", bytes(copy)), ("unfinished", bytes(copy[:-RECORD]))):
+            with self.subTest(journal=name):
+                with open(self.journal, "wb") as f:
+                    f.write(damaged)
+                self.assert_refused(self.journal, args, "has two records with different counts")
+
     def test_other_runs(self):
         self.make(["10", "-e", "mirror"])
         self.assert_refused(self.journal, ["11"], "N=10")
@@ -393,7 +453,8 @@ class Refuse(Base):
 
 class Progress(Base):
     PATTERN = (r"(?:\[[#.]+\] )?(?P<pct>\d+\.\d)%, ETA (\d+:\d\d|--), elapsed \d+:\d\d, "
-               r"(?P<done>\d+)/(?P<total>\d+) units, \d+\.\d units/s")
+               r"(?P<done>\d+)/(?P<total>\d+) units"
+               r"(?P<rate>, \d+(?:\.\d+)? (?:[kMGTPEZY] )?solutions/s)?")
 
     def on_pty(self, args):
         master, slave = pty.openpty()
@@ -447,6 +508,8 @@ class Progress(Base):
         self.assertTrue(lines)
         for line in lines:
             self.assertRegex(line, r"^progress: " + self.PATTERN + "$")
+            # Without a terminal's width every piece is there, the rate too.
+            self.assertIn(" solutions/s", line)
         self.assertIn("100.0%, ETA 0:00, ", lines[-1])
         self.assertIn("6990/6990 units", lines[-1])
         self.assertNotIn("\r", p.stderr)

@@ -119,6 +119,26 @@ class BadInput(unittest.TestCase):
                            timeout=60, env=dict(os.environ, OMP_NUM_THREADS="4097"))
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_kernel_level_environment(self):
+        # NQ_KERNEL picks the kernel level: every level this CPU runs counts
+        # the same, portable always runs, and a level the CPU lacks or a
+        # value naming none is refused, quoted as given, with exit status 2.
+        for value in ["", "portable", "avx2", "avx512", "avx1024", "AVX2", " avx2"]:
+            with self.subTest(value=value):
+                p = subprocess.run([NQUEENS, "12", "-q"], capture_output=True, text=True,
+                                   timeout=60, env=dict(os.environ, NQ_KERNEL=value))
+                if value in ("", "portable") or p.returncode == 0:
+                    self.assertIn(value, ("", "portable", "avx2", "avx512"))
+                    self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+                    continue
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                reason = ("this CPU or build cannot run that kernel level"
+                          if value in ("avx2", "avx512") else
+                          "is not a kernel level: expected portable, avx2 or avx512")
+                sep = ":" if value in ("avx2", "avx512") else ""
+                self.assertEqual(p.stderr, f"nqueens: NQ_KERNEL='{value}'{sep} {reason} "
+                                           "(try --help)\n")
+
     def test_numbers_out_of_range_name_the_range(self):
         self.assert_usage_error(["8", "--solutions", "--limit", "18446744073709551616"],
                                 "invalid limit '18446744073709551616': expected an integer "

@@ -7,6 +7,7 @@
  * business (it needs whole runs, alone on the machine); here every check
  * is exact or a bound that holds on any machine.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,8 +47,35 @@ static void test_prediction_arithmetic(void **state)
     assert_int_equal(nq_estimate_seconds(NULL, 6, 1, NULL, 1, 1.0, &s), NQ_EINVAL_ARG);
 }
 
-/* Calibration on a real job: some units timed, a positive rate, the
- * budget kept, and nothing sampled from chunks that are skipped. */
+/* What a sample handed on: every chunk once, and its counts. */
+typedef struct handed {
+    atomic_int calls, twice;
+    unsigned char *seen; /* per chunk */
+    nq_u128 total;
+    pthread_mutex_t lock;
+} handed;
+
+static void take_chunk(void *user, uint64_t chunk, const nq_counts *counts)
+{
+    handed *h = user;
+    atomic_fetch_add(&h->calls, 1);
+    pthread_mutex_lock(&h->lock);
+    if (h->seen[chunk]++)
+        atomic_fetch_add(&h->twice, 1);
+    h->total += counts->total;
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* A claim hook for which the even chunks are someone else's. */
+static int claim_odd(void *user, uint64_t chunk)
+{
+    (void)user;
+    return chunk % 2 == 1;
+}
+
+/* Calibration on a real job: whole chunks solved and handed on once each,
+ * one from each stretch of the list, a positive rate, nothing sampled
+ * from chunks that are skipped. */
 static void test_calibration(void **state)
 {
     (void)state;
@@ -57,34 +85,114 @@ static void test_calibration(void **state)
     double *costs = malloc(units * sizeof *costs);
     for (uint64_t u = 0; u < units; u++)
         costs[u] = 1;
-    nq_sample_config cfg = {.job = job, .costs = costs, .chunk_units = 1, .threads = 2};
+    handed h = {.seen = calloc(units, 1)};
+    pthread_mutex_init(&h.lock, NULL);
+    nq_sample_config cfg = {.job = job, .costs = costs, .chunk_units = 1, .threads = 2,
+                            .done = take_chunk, .user = &h};
     nq_calibration cal;
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_true(cal.units >= 2 && cal.units <= units / 100 + 1);
+    /* One chunk per thread at least, never more than the sample size. */
+    const uint64_t most = (uint64_t)(units * NQ_ESTIMATE_SHARE) + 1 > NQ_ESTIMATE_MIN_CHUNKS
+                              ? (uint64_t)(units * NQ_ESTIMATE_SHARE) + 1
+                              : NQ_ESTIMATE_MIN_CHUNKS;
+    assert_true(cal.chunks >= 2 && cal.chunks <= most);
+    assert_int_equal(cal.units, cal.chunks); /* chunks of one unit */
+    assert_int_equal(atomic_load(&h.calls), (int)cal.chunks);
+    assert_int_equal(atomic_load(&h.twice), 0);
     assert_true(cal.seconds_per_cost > 0);
     assert_true(cal.complete);
-    assert_true(cal.seconds < 10 * NQ_ESTIMATE_BUDGET);
+    /* The sampled chunks' counts are those of their units. */
+    nq_u128 expect = 0;
+    for (uint64_t u = 0; u < units; u++)
+        if (h.seen[u]) {
+            nq_counts one;
+            assert_int_equal(nq_job_solve_unit(job, u, &one), 0);
+            expect += one.total;
+        }
+    assert_true(h.total == expect);
+    /* Stratified: the list cut into as many stretches as the sample's
+     * size, at most one sampled chunk in each (the sample, once the
+     * order is shuffled, may be cut short, never doubled up). */
+    const uint64_t k = (uint64_t)(units * NQ_ESTIMATE_SHARE) + 1 > NQ_ESTIMATE_MIN_CHUNKS
+                           ? (uint64_t)(units * NQ_ESTIMATE_SHARE) + 1
+                           : NQ_ESTIMATE_MIN_CHUNKS;
+    for (uint64_t i = 0; i < k; i++) {
+        int in = 0;
+        for (uint64_t u = i * units / k; u < (i + 1) * units / k; u++)
+            in += h.seen[u];
+        assert_true(in <= 1);
+    }
 
-    /* Every chunk skipped: nothing to sample. */
+    /* Every other chunk skipped: only the others sampled. */
     unsigned char *skip = malloc(units);
-    memset(skip, 1, units);
+    for (uint64_t u = 0; u < units; u++)
+        skip[u] = u % 2 == 0;
+    memset(h.seen, 0, units);
     cfg.skip = skip;
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_int_equal(cal.units, 0);
+    assert_true(cal.chunks >= 2);
+    for (uint64_t u = 0; u < units; u += 2)
+        assert_int_equal(h.seen[u], 0);
+    /* Chunks another solver holds (claim says no) are passed over. */
+    cfg.skip = NULL;
+    cfg.claim = claim_odd;
+    memset(h.seen, 0, units);
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    for (uint64_t u = 0; u < units; u += 2)
+        assert_int_equal(h.seen[u], 0);
+    cfg.claim = NULL;
+    cfg.skip = skip;
+    /* Every chunk skipped: nothing to sample. */
+    memset(skip, 1, units);
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    assert_int_equal(cal.chunks, 0);
     /* A raised stop flag: nothing started. */
     atomic_int stop = 1;
     cfg.skip = NULL;
     cfg.stop = &stop;
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_int_equal(cal.units, 0);
+    assert_int_equal(cal.chunks, 0);
+    /* No done hook: the sample would be lost. */
+    cfg.stop = NULL;
+    cfg.done = NULL;
+    assert_int_equal(nq_calibrate(&cfg, &cal), NQ_EINVAL_ARG);
+    pthread_mutex_destroy(&h.lock);
+    free(h.seen);
     free(skip);
     free(costs);
     nq_job_free(&job);
 }
 
+/* Too few chunks for a sample of one per thread within
+ * NQ_ESTIMATE_MAX_SHARE: no sample. */
+static void test_too_few_chunks(void **state)
+{
+    (void)state;
+    nq_job *job = NULL;
+    assert_int_equal(nq_plan_job(&job, 10, NQ_ENGINE_MIRROR, 2, 1), 0);
+    const uint64_t units = nq_job_units(job);
+    assert_true(2 > units * NQ_ESTIMATE_MAX_SHARE);
+    double *costs = malloc(units * sizeof *costs);
+    for (uint64_t u = 0; u < units; u++)
+        costs[u] = 1;
+    handed h = {.seen = calloc(units, 1)};
+    pthread_mutex_init(&h.lock, NULL);
+    const nq_sample_config cfg = {.job = job, .costs = costs, .chunk_units = 1, .threads = 2,
+                                  .done = take_chunk, .user = &h};
+    nq_calibration cal;
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    assert_int_equal(cal.chunks, 0);
+    assert_int_equal(atomic_load(&h.calls), 0);
+    pthread_mutex_destroy(&h.lock);
+    free(h.seen);
+    free(costs);
+    nq_job_free(&job);
+}
+
 /* A stand-in engine whose every unit sleeps SLOW_UNIT seconds: units that
- * outlast the sample's budget on any machine, for the watchdog. */
-#define SLOW_UNIT 0.6
+ * outlast the watchdog's budget on any machine, and of which a second one
+ * would end past the sample's time. */
+#define SLOW_UNIT 1.1
 
 /* When the latest slow unit started (nq_now()). */
 static _Atomic double slow_last_start;
@@ -96,7 +204,8 @@ static void slow_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     double seen = atomic_load(&slow_last_start);
     while (seen < now && !atomic_compare_exchange_weak(&slow_last_start, &seen, now))
         ;
-    const struct timespec nap = {0, (long)(SLOW_UNIT * 1e9)};
+    const struct timespec nap = {(time_t)SLOW_UNIT,
+                                 (long)((SLOW_UNIT - (double)(time_t)SLOW_UNIT) * 1e9)};
     struct timespec left = nap;
     while (nanosleep(&left, &left) != 0)
         ;
@@ -109,7 +218,14 @@ static const struct nq_engine_ops slow_ops = {.id = NQ_ENGINE_MIRROR, .name = "s
 typedef struct overdue_log {
     int calls;
     nq_calibration first;
+    handed *handed;
 } overdue_log;
+
+static void take_slow(void *user, uint64_t chunk, const nq_counts *counts)
+{
+    overdue_log *log = user;
+    take_chunk(log->handed, chunk, counts);
+}
 
 static void on_overdue(const nq_calibration *lower, void *user)
 {
@@ -120,7 +236,7 @@ static void on_overdue(const nq_calibration *lower, void *user)
 
 /* Units that outlast the budget: the watchdog hands out a lower bound
  * (from the time the running units have taken) while they run, and no
- * unit is started once the budget is spent. */
+ * chunk is started once the sample's time would be spent. */
 static void test_watchdog_lower_bound(void **state)
 {
     (void)state;
@@ -129,13 +245,16 @@ static void test_watchdog_lower_bound(void **state)
     for (int u = 0; u < 200; u++)
         costs[u] = 1;
     overdue_log log = {0};
+    handed h = {.seen = calloc(200, 1)};
+    pthread_mutex_init(&h.lock, NULL);
+    log.handed = &h;
     const nq_sample_config cfg = {.job = &job, .costs = costs, .chunk_units = 1, .threads = 2,
-                                  .overdue = on_overdue, .user = &log};
+                                  .done = take_slow, .overdue = on_overdue, .user = &log};
     nq_calibration cal;
     atomic_store(&slow_last_start, 0.0);
     const double before = nq_now();
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_int_equal(log.calls, 1);
+    assert_true(log.calls >= 1);
     assert_false(log.first.complete);
     assert_int_equal(log.first.units, 0);
     /* Handed out once the budget was up, with the time the running units
@@ -146,10 +265,14 @@ static void test_watchdog_lower_bound(void **state)
     assert_true(log.first.seconds_per_cost >=
                 before + log.first.seconds - atomic_load(&slow_last_start) - 1e-9);
     assert_true(log.first.seconds_per_cost <= cal.seconds_per_cost);
-    /* The first unit of each thread, and no more: the budget was spent. */
+    /* The first chunk of each thread, and no more: a second would end
+     * past the sample's time. */
     assert_true(cal.complete);
     assert_int_equal(cal.units, 2);
+    assert_int_equal(atomic_load(&h.calls), 2);
     assert_true(cal.seconds_per_cost >= SLOW_UNIT);
+    pthread_mutex_destroy(&h.lock);
+    free(h.seen);
 }
 
 typedef struct seen {
@@ -269,14 +392,218 @@ static void test_journal_units_left(void **state)
     rmdir(dir);
 }
 
+/* How often each unit of the job under watch was solved. */
+#define WATCH_MAX_UNITS 200000
+static atomic_uint solves[WATCH_MAX_UNITS];
+static const struct nq_engine_ops *watched_ops;
+
+static void counting_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
+{
+    atomic_fetch_add(&solves[unit], 1);
+    watched_ops->solve(job, unit, out, scratch);
+}
+
+/* Runs *s through nq_count()'s own path with the engine's solve wrapped
+ * to count each unit's solves into solves[]. */
+static int count_watched(const nq_settings *s, nq_result *r, uint64_t *units)
+{
+    nq_plan plan;
+    const double start = nq_now();
+    int ret = nq_plan_open(&plan, s, s->threads, 1, r->detail, sizeof r->detail);
+    assert_int_equal(ret, 0);
+    *units = plan.job->units;
+    assert_true(*units <= WATCH_MAX_UNITS);
+    for (uint64_t u = 0; u < *units; u++)
+        atomic_store(&solves[u], 0);
+    static struct nq_engine_ops wrapped;
+    watched_ops = plan.job->ops;
+    wrapped = *watched_ops;
+    wrapped.solve = counting_solve;
+    plan.job->ops = &wrapped;
+    ret = nq_count_planned(&plan, s, start, r);
+    plan.job->ops = watched_ops; /* released by its own engine */
+    nq_plan_close(&plan);
+    return ret;
+}
+
+/* The sample is part of the run: with an estimate, every unit is solved
+ * exactly once, for every engine that has units to sample, and the totals
+ * are exact; resuming half a journal, only the units left are solved, once
+ * each. */
+static void test_sample_not_solved_twice(void **state)
+{
+    (void)state;
+    const struct {
+        int n;
+        enum nq_engine engine;
+    } cases[] = {{12, NQ_ENGINE_MIRROR}, {13, NQ_ENGINE_FULL}, {16, NQ_ENGINE_MITM}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        seen log = {0};
+        nq_settings s = estimated(cases[i].n, cases[i].engine, &log);
+        nq_result r;
+        uint64_t units;
+        assert_int_equal(count_watched(&s, &r, &units), 0);
+        assert_true(r.total == known_total[cases[i].n]);
+        assert_true(log.calls >= 1);
+        assert_true(log.last.sample_units >= 1);
+        /* Estimate sanity: the time already spent is part of it. */
+        assert_true(log.last.seconds >= log.last.sample_seconds);
+        for (uint64_t u = 0; u < units; u++)
+            assert_int_equal(atomic_load(&solves[u]), 1);
+    }
+
+    /* With a journal, half of it kept: the resumed units are not solved. */
+    char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.journal", dir);
+    seen log = {0};
+    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &log);
+    s.split_depth = 4;
+    s.checkpoint_path = path;
+    nq_result r;
+    uint64_t units;
+    assert_int_equal(count_watched(&s, &r, &units), 0);
+    for (uint64_t u = 0; u < units; u++)
+        assert_int_equal(atomic_load(&solves[u]), 1);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    const long records = (ftell(f) - 64) / 64 - 1;
+    fclose(f);
+    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    log = (seen){0};
+    assert_int_equal(count_watched(&s, &r, &units), 0);
+    assert_true(r.total == known_total[13]);
+    assert_true(r.units_resumed > 0);
+    assert_true(log.last.sample_units >= 1);
+    uint64_t solved = 0;
+    for (uint64_t u = 0; u < units; u++) {
+        assert_true(atomic_load(&solves[u]) <= 1);
+        solved += atomic_load(&solves[u]);
+    }
+    assert_int_equal(solved, units - r.units_resumed);
+    unlink(path);
+    rmdir(dir);
+
+    /* With settings.verify, the chunks it checks are counted twice (that
+     * is the check) and every other unit once: the sample never takes a
+     * checked chunk's first count. */
+    log = (seen){0};
+    s = estimated(12, NQ_ENGINE_MIRROR, &log);
+    s.verify = 0.25;
+    assert_int_equal(count_watched(&s, &r, &units), 0);
+    assert_true(r.total == known_total[12]);
+    assert_true(log.last.sample_units >= 1);
+    uint64_t twice = 0;
+    for (uint64_t u = 0; u < units; u++) {
+        const unsigned k = atomic_load(&solves[u]);
+        assert_true(k == 1 || k == 2);
+        twice += k == 2;
+    }
+    assert_true(twice > 0 && twice < units);
+}
+
+/* What the progress callback saw of the running totals. */
+typedef struct totals_log {
+    int calls, finals, falls;
+    nq_u128 last, first;
+    double last_fraction;
+    double final_fraction, final_rate;
+    uint64_t final_units;
+} totals_log;
+
+static void watch_totals(const nq_progress *p, void *user)
+{
+    totals_log *log = user;
+    if (!log->calls++)
+        log->first = p->total_done;
+    else if (p->total_done < log->last || p->work_fraction < log->last_fraction)
+        log->falls++;
+    log->last = p->total_done;
+    log->last_fraction = p->work_fraction;
+    if (p->final) {
+        log->finals++;
+        log->final_fraction = p->work_fraction;
+        log->final_rate = p->total_rate;
+        log->final_units = p->units_done;
+    }
+    assert_true(p->total_rate >= 0);
+}
+
+/* nq_progress's running totals: the solutions counted so far never fall,
+ * nor does the work fraction, and the final call holds the exact total,
+ * the whole work and a rate; resumed, the totals start from the journal's
+ * and still end at the exact total; with verify, too. */
+static void test_progress_totals(void **state)
+{
+    (void)state;
+    const struct {
+        int n;
+        enum nq_engine engine;
+        double verify;
+    } cases[] = {{16, NQ_ENGINE_MITM, 0}, {13, NQ_ENGINE_FULL, 0}, {13, NQ_ENGINE_MIRROR, 0.3}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        seen est = {0};
+        totals_log log = {0};
+        nq_settings s = estimated(cases[i].n, cases[i].engine, &est);
+        s.verify = cases[i].verify;
+        s.progress = watch_totals;
+        s.progress_user = &log;
+        s.progress_interval = 0;
+        nq_result r;
+        assert_int_equal(nq_count(&s, &r), 0);
+        assert_true(r.total == known_total[cases[i].n]);
+        assert_true(log.calls >= 1);
+        assert_int_equal(log.finals, 1);
+        assert_int_equal(log.falls, 0);
+        assert_true(log.last == r.total);
+        assert_true(log.final_fraction == 1.0);
+        assert_true(log.final_rate > 0);
+        assert_int_equal(log.final_units, r.subproblems);
+    }
+
+    /* Resumed from half a journal: the first report counts the journal's
+     * solutions already (the run may be over by then), the last the exact
+     * total. */
+    char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.journal", dir);
+    seen est = {0};
+    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &est);
+    s.split_depth = 4;
+    s.checkpoint_path = path;
+    nq_result r;
+    assert_int_equal(nq_count(&s, &r), 0);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    const long records = (ftell(f) - 64) / 64 - 1;
+    fclose(f);
+    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    totals_log log = {0};
+    s.progress = watch_totals;
+    s.progress_user = &log;
+    s.progress_interval = 0;
+    assert_int_equal(nq_count(&s, &r), 0);
+    assert_true(r.units_resumed > 0);
+    assert_true(log.first > 0); /* the journal's, at least, from the first report */
+    assert_int_equal(log.falls, 0);
+    assert_true(log.last == known_total[13]);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prediction_arithmetic),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_too_few_chunks),
         cmocka_unit_test(test_watchdog_lower_bound),
         cmocka_unit_test(test_count_calls_back),
         cmocka_unit_test(test_journal_units_left),
+        cmocka_unit_test(test_sample_not_solved_twice),
+        cmocka_unit_test(test_progress_totals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -700,6 +700,11 @@ static void test_limits(void **state)
         if (per_thread < job->ops->scratch_size(job))
             fail_msg("n=%d: estimate %zu bytes per thread, plan needs %zu", n, per_thread,
                      job->ops->scratch_size(job));
+        /* ... and beside it, the duration estimate's cost of every unit. */
+        const size_t costs = (size_t)nq_job_units(job) * sizeof(double);
+        if (nq_mitm_memory_estimate(n, 1) < per_thread + costs)
+            fail_msg("n=%d: estimate %zu bytes, one thread's scratch and the unit costs %zu", n,
+                     nq_mitm_memory_estimate(n, 1), per_thread + costs);
         nq_job_free(&job);
     }
     assert_false(nq_engine_has_unique(NQ_ENGINE_MITM));

@@ -100,6 +100,116 @@ def rank_pid(root, rank):
     return None
 
 
+def trace_lines(stderr):
+    """{rank: [(what, wall, cpu)]} from the NQ_MPI_TRACE lines of stderr, in
+    the order each rank wrote them (rank -1: before MPI_Init)."""
+    prefix = "nqueens-mpi: trace: rank "
+    ranks = {}
+    for line in stderr.splitlines():
+        if not line.startswith(prefix):
+            continue
+        rank, rest = line[len(prefix):].split(": ", 1)
+        fields, what = rest.split(": ", 1)
+        words = fields.split()
+        if words[0::2] != ["wall", "cpu", "thread"]:
+            raise ValueError(f"bad trace line: {line}")
+        ranks.setdefault(int(rank), []).append((what, float(words[1]), float(words[3])))
+    return ranks
+
+
+class Trace(unittest.TestCase):
+    """NQ_MPI_TRACE: every rank's phases, and what they show of the
+    protocol (structure only: no timing is asserted)."""
+
+    PHASES = ["MPI_Init done", "options read", "planned", "plan broadcast",
+              "same job on every rank"]
+    END = ["closing barrier met", "MPI_Finalize done"]
+
+    def test_phases_and_batches(self):
+        env = dict(ENV, NQ_MPI_TRACE="1")
+        p = subprocess.run(mpi_cmd(2, "16", "-t", "1", "-q"), capture_output=True, text=True,
+                           timeout=120, env=env)
+        self.assertEqual((p.returncode, p.stdout), (0, "14772512\n"), p.stderr)
+        ranks = trace_lines(p.stderr)
+        self.assertEqual(sorted(ranks), [-1, 0, 1], p.stderr)
+        self.assertEqual([w.split(" (")[0] for w, _, _ in ranks[-1]], ["process started"] * 2)
+        for r in (0, 1):
+            what = [w.split(" (")[0] for w, _, _ in ranks[r]]
+            with self.subTest(rank=r):
+                # Each phase once, in order, and the wall clock never goes back.
+                self.assertEqual(what[:len(self.PHASES)], self.PHASES, what)
+                self.assertEqual(what[-len(self.END):], self.END, what)
+                for phase in ("first chunk taken", "compute threads done"):
+                    self.assertEqual(what.count(phase), 1, what)
+                walls = [wall for _, wall, _ in ranks[r]]
+                self.assertEqual(walls, sorted(walls))
+                # Every rank planned the job once, beside rank 0.
+                self.assertNotIn("planning again, as rank 0 did", what)
+        zero = [w for w, _, _ in ranks[0]]
+        # Rank 0's estimate is timed before its own threads take a chunk.
+        self.assertLess(zero.index("estimate done"), zero.index("first chunk taken"))
+        served = [w for w in zero if w.startswith("served ")]
+        sent = [w for w, _, _ in ranks[1] if w.startswith("sent ")]
+        self.assertEqual((len(served), len(sent)), (1, 1), p.stderr)
+        # "sent R requests, M result messages (C chunks), B heartbeats in P polls"
+        words = sent[0].replace(",", "").replace("(", "").split()
+        requests, messages, chunks = int(words[1]), int(words[3]), int(words[6])
+        got = served[0].replace(",", "").split()
+        # Rank 0 served every REQUEST and RESULT rank 1 sent...
+        self.assertEqual((int(got[1]), int(got[3])), (requests, messages), p.stderr)
+        # ...which carried the counts in batches, not a message per chunk.
+        self.assertGreater(chunks, 0)
+        self.assertLessEqual(2 * messages, chunks, sent[0])
+        self.assertLessEqual(2 * requests, chunks, sent[0])
+
+    def test_silent_without_the_variable(self):
+        env = dict(ENV)
+        env.pop("NQ_MPI_TRACE", None)
+        p = subprocess.run(mpi_cmd(2, "12", "-t", "1", "-q"), capture_output=True, text=True,
+                           timeout=60, env=env)
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+        self.assertNotIn("trace:", p.stderr)
+
+
+class OverheadScript(unittest.TestCase):
+    """bench/mpi_overhead.sh, the measurement of nqueens-mpi against nqueens,
+    at a board small enough for the test suite (its figures mean nothing
+    here; that it runs and prints its tables does)."""
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench",
+                          "mpi_overhead.sh")
+
+    def build_dir(self):
+        # NQUEENS_MPI is BUILD/src/mpi/nqueens-mpi
+        return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(NQUEENS_MPI))))
+
+    @unittest.skipUnless(os.environ.get("NQ_MPI_SLOW") == "1",
+                         "slow suite only (about 30 launches)")
+    def test_tables_and_phases(self):
+        p = subprocess.run(["sh", self.SCRIPT, "-r", "3", "-p", self.build_dir(), "9"],
+                           capture_output=True, text=True, timeout=300, env=ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        header = "| count | `nqueens -t 2` | `nqueens-mpi`, 1 rank × 2 threads | 2 ranks × 1 thread |"
+        self.assertEqual(out.count(header), 2, out)
+        rows = [l for l in out.splitlines() if l.startswith("| N=9 | ")]
+        self.assertEqual(len(rows), 2, out)
+        for c in range(3):
+            self.assertEqual(out.count(f"round {c + 1}: "), 3, out)
+        self.assertIn("mpiexec -n 1 true", out)
+        self.assertIn("N=9 phases of nqueens-mpi 2 ranks x 1 thread", out)
+        self.assertRegex(out, r"rank  1 +[0-9.]+ s  cpu +[0-9.]+  thread +[0-9.]+  MPI_Init done")
+
+    def test_bad_arguments(self):
+        for args in (["-r", "2", self.build_dir(), "9"], ["-t", "0", self.build_dir(), "9"],
+                     [self.build_dir()], ["/nonexistent", "9"], [self.build_dir(), "x"]):
+            with self.subTest(args=args):
+                p = subprocess.run(["sh", self.SCRIPT, *args], capture_output=True, text=True,
+                                   timeout=60, env=ENV)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertTrue(p.stderr.strip())
+
+
 class Totals(unittest.TestCase):
     def test_known_totals_every_combination(self):
         # Every combination counts N=8, 11 and 14; two of them the whole

@@ -67,7 +67,8 @@ class ProgressLine(unittest.TestCase):
         self.assertIn("N=15: 2279184 solutions", out)
         shown = redraws(received)
         self.check_fits(120, shown)
-        self.assertRegex(shown[-1], r"^\[#+\] 100\.0%, ETA 0:00, elapsed \d+:\d\d, \d+/\d+ units, ")
+        self.assertRegex(shown[-1], r"^\[#+\] 100\.0%, ETA 0:00, elapsed \d+:\d\d, \d+/\d+ units, "
+                         r"\d+(\.\d+)? ([kMGTPEZY] )?solutions/s$")
 
     def test_40_columns(self):
         status, out, received = run_on_terminal(40, "15", "-e", "mirror", "-t", "1")

@@ -4,8 +4,9 @@
  * several thread counts.  N = 20 (about 40 s on 2 cores) is the first board
  * whose signatures take the join's wide (8-bit) chunks.  Past what can be
  * counted here, mitm's units are audited one by one against an independent
- * search (mitm_audit.h): at N = 21 and at N = 24, where no quarter store is
- * built; and the slice capacity table is checked up to h = 12.  Suite
+ * search (mitm_audit.h): at N = 21, at N = 24, where no quarter store is
+ * built, and at N = 26 and 28; and the slice capacity table is checked up
+ * to h = 12.  Suite
  * 'slow': `meson test --suite slow`, not by default.
  */
 #include <setjmp.h>
@@ -94,9 +95,9 @@ static void test_audit_21(void **state)
     nq_job_free(&job);
 }
 
-/* N = 24: the search takes minutes per unit even for the units with the
- * fewest solutions, so the two of those among 16 spread over the job are
- * audited (each counted by the engine first to find them). */
+/* N = 24: the search's time grows with a unit's solutions, so the two
+ * units with the fewest among 16 spread over the job are audited (each
+ * counted by the engine first to find them). */
 static void test_audit_24(void **state)
 {
     (void)state;
@@ -130,30 +131,63 @@ static void test_audit_24(void **state)
     nq_job_free(&job);
 }
 
+/* Audits the units of board n whose east sets are east[0 .. count)
+ * (units of one configuration, b = 0), found in the job's list: each
+ * must count more than 0, so that the audit can fail for solutions the
+ * engine misses as well as for pairs it counts wrongly. */
+static void audit_east_sets(int n, const uint32_t *east, int count)
+{
+    nq_job *job = mitm_job(n);
+    const uint64_t units = nq_job_units(job);
+    uint64_t unit[16];
+    int found = 0;
+    for (int i = 0; i < count; i++)
+        unit[i] = UINT64_MAX;
+    for (uint64_t u = 0; u < units && found < count; u++) {
+        nq_mitm_unit d;
+        assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
+        for (int i = 0; i < count; i++)
+            if (d.b == 0 && d.east == east[i] && unit[i] == UINT64_MAX) {
+                unit[i] = u;
+                found++;
+            }
+    }
+    for (int i = 0; i < count; i++) {
+        nq_counts c = {0, 0};
+        if (unit[i] == UINT64_MAX)
+            fail_msg("n=%d: no unit has east set %#x", n, (unsigned)east[i]);
+        assert_int_equal(nq_job_solve_unit(job, unit[i], &c), 0);
+        if (c.total == 0)
+            fail_msg("n=%d: the unit of east set %#x counts 0", n, (unsigned)east[i]);
+    }
+    audit_units(job, n, unit, count);
+    nq_job_free(&job);
+}
+
+/* N = 26: two units whose east sets hold 11 of the 13 north rows (and so
+ * 2 south rows).  Such units count few solutions (a north quarter and the
+ * opposite south one hold 11 queens each, on 25 shared diagonals of one
+ * family), so both the engine and the search finish in seconds; the two
+ * are those whose search (fail first) was estimated to take the fewest
+ * nodes (Knuth's random probes) among those a probe found a solution of. */
+static void test_audit_26(void **state)
+{
+    (void)state;
+    const uint32_t east[2] = {0x29fdd, 0x29fcf};
+    audit_east_sets(26, east, 2);
+}
+
 /* N = 28, the largest board the engine counts, where slices are walked
- * and share their buffers: two units audited.  A unit's search costs
- * about as many nodes as its north quarters have placements together, so
- * the units taken are the first two in job order whose east set has all
- * but one of the north rows (and so one south row): the others cost far
- * more, and the units with all north rows east or west count 0 (their two
- * full quarters would need 28 diagonals of one family's 27). */
+ * and share their buffers.  Units whose east set holds all 14 north rows
+ * count 0 (their two full quarters need 28 of one family's 27 shared
+ * diagonals), and so do those with 13 (as all units with h - 1 north rows
+ * east do at N = 16 and 18), so the units audited have 12 north rows
+ * east, chosen as at N = 26. */
 static void test_audit_28(void **state)
 {
     (void)state;
-    nq_job *job = mitm_job(28);
-    const uint64_t units = nq_job_units(job);
-    const uint32_t north = (UINT32_C(1) << 14) - 1;
-    uint64_t unit[2];
-    int found = 0;
-    for (uint64_t u = 0; u < units && found < 2; u++) {
-        nq_mitm_unit d;
-        assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
-        if (__builtin_popcount(d.east & north) == 13)
-            unit[found++] = u;
-    }
-    assert_int_equal(found, 2);
-    audit_units(job, 28, unit, 2);
-    nq_job_free(&job);
+    const uint32_t east[2] = {0xc3ff3, 0x823ff9};
+    audit_east_sets(28, east, 2);
 }
 
 /* The slice capacities of h = 10..12 (one row set, two disjoint ones, one
@@ -202,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_mitm),
         cmocka_unit_test(test_audit_21),
         cmocka_unit_test(test_audit_24),
+        cmocka_unit_test(test_audit_26),
         cmocka_unit_test(test_audit_28),
         cmocka_unit_test(test_slice_capacity),
     };

@@ -140,6 +140,16 @@ typedef struct nq_progress {
      *  nq_count() makes when settings.estimate is set.  -1 when unknown
      *  (no estimate asked, a one-unit job, before the estimate). */
     double work_fraction;
+    /** Solutions counted so far: the totals of the finished units, resumed
+     *  ones included (a chunk settings.verify counts twice adds in once
+     *  its two counts agree).  Never falls from one call to the next, and
+     *  on the final call of a complete run it equals the result's total.
+     *  Callers without a 128-bit integer read it with nq_u128_high() and
+     *  nq_u128_low(). */
+    nq_u128 total_done;
+    /** Solutions per second counted by this process over its run so far
+     *  (those resumed from a journal left out), as rate is for units. */
+    double total_rate;
 } nq_progress;
 
 typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
@@ -147,12 +157,14 @@ typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
 /**
  * What a count is expected to take, handed to nq_settings.estimate before
  * the bulk of the work.  The engine's relative cost estimate of every unit
- * still to solve is calibrated by timing a small random sample of those
- * units on all the run's threads (wall time, so the machine's load counts),
- * and the scheduling model spreads the calibrated costs over the threads as
- * the pool will.  When the sample's units outlast its time budget
- * (half a second), lower bounds come first (at_least = 1), rising while
- * they run, and the calibrated figure when they finish.
+ * still to solve is calibrated by timing a sample of the run's chunks on
+ * all the run's threads (wall time, so the machine's load counts): one
+ * chunk from each of equal stretches of the chunk list, solved as the run
+ * solves them and counted in the run (not solved again).  The scheduling
+ * model spreads the calibrated costs of the chunks left over the threads
+ * as the pool will.  When the sample's units outlast half a second, lower
+ * bounds come first (at_least = 1), rising while they run, and the
+ * calibrated figure when they finish.
  */
 typedef struct nq_estimate {
     double seconds;          /**< expected wall time of the whole nq_count() call,
@@ -162,7 +174,7 @@ typedef struct nq_estimate {
     enum nq_engine engine;   /**< the engine that runs */
     int threads;             /**< threads it runs on */
     uint64_t units;          /**< units left to solve (resumed ones excluded) */
-    uint64_t sample_units;   /**< units timed (their work is done again by the run) */
+    uint64_t sample_units;   /**< units timed (part of the run: their counts are kept) */
     double sample_seconds;   /**< wall time spent on the sample so far */
     double seconds_per_cost; /**< the calibration: wall seconds a thread takes per unit
                                   of the engine's relative cost estimate while all
@@ -202,14 +214,19 @@ typedef struct nq_settings {
     void *notice_user;
 
     /** Optional: the run's expected duration (see nq_estimate).  When set,
-     *  nq_count() times a random sample of the units left after planning
-     *  (about 1% of them, none started after half a second) and calls it
-     *  with the calibrated estimate, before that with rising lower bounds
-     *  while the sample's units outlast half a second.  Called one call at
-     *  a time, as the progress callback (never beside it), not
+     *  nq_count() first solves a stratified sample of the chunks left after
+     *  planning (about 2% of them, at least 8 and one per thread; once each
+     *  thread has had one, none that would end past 2% of the expected
+     *  time or two seconds, whichever is longer, nor past twenty seconds;
+     *  none when one per thread would be over a quarter of the chunks),
+     *  and calls it with the calibrated estimate, before that with rising
+     *  lower bounds while the sample's units outlast half a second.  The
+     *  sample is part of the run (its counts are kept, its chunks
+     *  journalled), so it costs only the wait for its last chunk; it also
+     *  weighs the progress by work (nq_progress.work_fraction).  Called one
+     *  call at a time, as the progress callback (never beside it), not
      *  necessarily from the caller's thread, and always before nq_count()
-     *  returns.  Costs about 1% of the run (the sample is solved again);
-     *  unset (the default), nothing is sampled. */
+     *  returns.  Unset (the default), nothing is sampled. */
     nq_estimate_fn estimate;
     void *estimate_user;
 
@@ -342,6 +359,13 @@ NQ_API int nq_schedule_from_name(const char *name, enum nq_schedule *schedule);
 
 /** Library version, "MAJOR.MINOR.PATCH". */
 NQ_API const char *nq_version(void);
+
+/** The kernel level this process counts with: "avx512", "avx2" or
+ *  "portable" -- the best that this CPU and its operating system run, or
+ *  the one the environment variable NQ_KERNEL names.  NULL when NQ_KERNEL
+ *  names no level, or one this CPU cannot run: nq_check_settings() then
+ *  refuses every run, saying why. */
+NQ_API const char *nq_kernel_name(void);
 
 /**
  * Writes v in decimal into buf (at least 40 bytes for any value) and

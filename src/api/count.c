@@ -23,14 +23,15 @@ typedef struct count_state {
     int threads;
 } count_state;
 
-/* The ledger as the runner's source: chunk c is wanted unless the journal
- * already held it; a finished chunk goes back to the ledger, or, when it
+/* The ledger as the runner's source: chunk c is wanted unless it is
+ * finished (the journal held it, or the estimate's sample solved it); a
+ * finished chunk goes back to the ledger, or, when it
  * is sampled, its count and thread to the check (the ledger gets it once
  * the second count agrees).  Both are thread-safe and do no I/O. */
 static int chunk_wanted(void *user, uint64_t chunk)
 {
     const count_state *cs = user;
-    return !nq_ledger_resumed_flags(cs->ledger)[chunk];
+    return !nq_ledger_finished(cs->ledger, chunk);
 }
 
 static void chunk_done(void *user, uint64_t chunk, const nq_counts *counts)
@@ -99,6 +100,36 @@ static int solve(const nq_plan *plan, nq_run *run, enum nq_schedule schedule, co
     return nq_pool_solve(&pool, &ignored);
 }
 
+int nq_count_planned(nq_plan *plan, const nq_settings *s, double start, nq_result *result)
+{
+    const nq_run_config rc = nq_plan_run_config(plan, s, start);
+    nq_run run;
+    int ret = nq_run_start(&run, &rc);
+    if (ret < 0)
+        return ret;
+    count_state cs = {.ledger = run.ledger, .threads = plan->job->threads};
+    if (s->verify > 0)
+        ret = nq_verify_create(&cs.verify, s->verify, plan->job->identity,
+                               nq_ledger_chunks(run.ledger), plan->journal);
+    if (ret == 0) {
+        nq_plan_estimate(plan, &run, plan->job->threads);
+        ret = solve(plan, &run, s->schedule, &cs);
+    }
+    /* Two counts that differ fail the run, but only once it is over: the
+     * journal keeps every finished chunk and is not marked complete, so the
+     * total is never taken for checked. */
+    if (ret == 0 && cs.verify)
+        ret = nq_verify_failure(cs.verify, "thread", result->detail, sizeof result->detail);
+    nq_counts sum;
+    uint64_t done, resumed;
+    nq_run_outcome(&run, &sum, &done, &resumed);
+    ret = nq_run_finish(&run, ret, result->detail, sizeof result->detail);
+    nq_verify_free(&cs.verify);
+    if (ret == 0 || ret == NQ_ECANCELLED)
+        nq_plan_result(plan, &sum, done, resumed, plan->job->threads, nq_now() - start, result);
+    return ret;
+}
+
 int nq_count(const nq_settings *s, nq_result *result)
 {
     if (!result)
@@ -110,32 +141,7 @@ int nq_count(const nq_settings *s, nq_result *result)
                            sizeof result->detail);
     if (ret < 0)
         return ret;
-    const nq_run_config rc = nq_plan_run_config(&plan, s, start);
-    nq_run run;
-    ret = nq_run_start(&run, &rc);
-    if (ret == 0) {
-        count_state cs = {.ledger = run.ledger, .threads = plan.job->threads};
-        if (s->verify > 0)
-            ret = nq_verify_create(&cs.verify, s->verify, plan.job->identity,
-                                   nq_ledger_chunks(run.ledger), plan.journal);
-        if (ret == 0) {
-            nq_plan_estimate(&plan, &run, plan.job->threads);
-            ret = solve(&plan, &run, s->schedule, &cs);
-        }
-        /* Two counts that differ fail the run, but only once it is over:
-         * the journal keeps every finished chunk and is not marked
-         * complete, so the total is never taken for checked. */
-        if (ret == 0 && cs.verify)
-            ret = nq_verify_failure(cs.verify, "thread", result->detail, sizeof result->detail);
-        nq_counts sum;
-        uint64_t done, resumed;
-        nq_run_outcome(&run, &sum, &done, &resumed);
-        ret = nq_run_finish(&run, ret, result->detail, sizeof result->detail);
-        nq_verify_free(&cs.verify);
-        if (ret == 0 || ret == NQ_ECANCELLED)
-            nq_plan_result(&plan, &sum, done, resumed, plan.job->threads, nq_now() - start,
-                           result);
-    }
+    ret = nq_count_planned(&plan, s, start, result);
     /* Closing flushes and fsyncs what a stopped run recorded. */
     nq_plan_close(&plan);
     return ret;

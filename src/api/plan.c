@@ -32,9 +32,7 @@ uint64_t nq_plan_durable_chunk_units(const nq_job *job)
     return per ? per : 1;
 }
 
-/* The engine and split depth of the run of *s (see plan.h).  Reads the
- * journal's header, when there is one, and changes nothing. */
-static void resolve(const nq_settings *s, enum nq_engine *engine, int *split)
+void nq_plan_resolve(const nq_settings *s, enum nq_engine *engine, int *split)
 {
     int n = 0, journal_split = 0;
     enum nq_engine journal_engine = NQ_ENGINE_AUTO;
@@ -67,10 +65,11 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
         return ret;
     enum nq_engine engine;
     int split;
-    resolve(s, &engine, &split);
+    nq_plan_resolve(s, &engine, &split);
     ret = nq_plan_job(&p->job, s->n, engine, workers, split);
     if (ret < 0)
         return ret;
+    p->verify = s->verify;
     const int durable = s->checkpoint_path || processes > 1;
     p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
                              : nq_pool_chunk_size(p->job->units, p->job->threads,

@@ -32,6 +32,8 @@ typedef struct nq_plan {
     nq_job *job;
     uint64_t chunk_units; /* units per chunk (the last chunk may be shorter) */
     nq_journal *journal;  /* open when the settings name a checkpoint, else NULL */
+    double verify;        /* the settings' verify fraction (the estimate leaves its
+                           * chunks to the check) */
 } nq_plan;
 
 /*
@@ -45,6 +47,13 @@ typedef struct nq_plan {
  */
 int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
                  size_t size);
+
+/* The engine and split depth (NQ_SPLIT_AUTO: the engine's choice) that
+ * nq_plan_open() would plan *s (checked) with, by the rules above.  Reads
+ * the journal's header, when there is one, and changes nothing: so that
+ * other processes can plan the same job while the journal's owner opens
+ * it. */
+void nq_plan_resolve(const nq_settings *s, enum nq_engine *engine, int *split);
 
 /* Closes the journal (flushing it) and frees the job; accepts a zeroed plan. */
 void nq_plan_close(nq_plan *p);
@@ -74,5 +83,13 @@ void nq_plan_result(const nq_plan *p, const nq_counts *sum, uint64_t units_done,
 /* The run of the plan as *s asks: its chunking and journal, s's progress
  * callback, intervals and cancel flag, started at `start` (nq_now()). */
 nq_run_config nq_plan_run_config(const nq_plan *p, const nq_settings *s, double start);
+
+/* Runs the opened plan *plan as nq_count() does (its body after planning;
+ * implemented in count.c): the run with s's callbacks, the estimate when
+ * s asks for one, the pool, the verify pass; fills *result as nq_count()
+ * does and returns what it returns.  The caller closes the plan.  Apart
+ * so that a test can watch a planned job being solved (its engine's ops
+ * wrapped), from nothing but the same code path. */
+int nq_count_planned(nq_plan *plan, const nq_settings *s, double start, nq_result *result);
 
 #endif /* NQ_API_PLAN_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/registry.h"
+#include "core/kernel.h"
 
 void nq_default_settings(nq_settings *s)
 {
@@ -115,6 +116,17 @@ int nq_check_settings(const nq_settings *s, char *detail, size_t size)
         return refuse(detail, size, NQ_EINVAL_THREADS,
                       "the default thread count %d (one per core) is out of range: allowed 1 "
                       "to %d; set a thread count", nq_resolve_threads(0), NQ_MAX_THREADS);
+    }
+    const int level = nq_kernel_level();
+    if (level < 0) {
+        /* Named as given, like OMP_NUM_THREADS: no setting holds it. */
+        const char *kernel = getenv("NQ_KERNEL");
+        return refuse(detail, size, level,
+                      level == NQ_EUNSUPPORTED
+                          ? "NQ_KERNEL='%.64s%s': this CPU or build cannot run that kernel level"
+                          : "NQ_KERNEL='%.64s%s' is not a kernel level: expected portable, avx2 "
+                            "or avx512",
+                      kernel, strlen(kernel) > 64 ? "..." : "");
     }
     if ((int)s->engine < 0 || s->engine >= NQ_ENGINE_COUNT_)
         return refuse(detail, size, NQ_EINVAL_ENGINE, "engine %d is not a known engine",

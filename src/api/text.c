@@ -2,6 +2,7 @@
  * text.c - the text the library hands out: error messages, its version and
  * 128-bit counts in decimal.
  */
+#include "core/util.h"
 #include "nqueens/nqueens.h"
 
 #ifndef NQ_VERSION_STRING
@@ -38,18 +39,7 @@ const char *nq_version(void)
 
 char *nq_u128_to_string(nq_u128 v, char *buf, size_t size)
 {
-    char digits[40];
-    size_t len = 0;
-    do {
-        digits[len++] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v);
-    if (!buf || size < len + 1)
-        return NULL;
-    for (size_t i = 0; i < len; i++)
-        buf[i] = digits[len - 1 - i];
-    buf[len] = '\0';
-    return buf;
+    return nq_decimal(v, buf, size);
 }
 
 uint64_t nq_u128_high(const nq_u128 *v)

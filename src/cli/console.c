@@ -50,19 +50,39 @@ static const char *format_long(double seconds, char *buf, size_t size)
     return buf;
 }
 
-/* Units per second over the last few seconds (the library's rate is the
- * average over the whole run, which hides a slowdown). */
+/* Solutions counted per second over the last few seconds (the library's
+ * rate is the average over the whole run, which hides a slowdown).  In
+ * solutions, not units: a run's units differ in cost by orders of
+ * magnitude, its solutions far less (each is one leaf of the search). */
 static double current_rate(nq_cli_progress_view *v, const nq_progress *p)
 {
     unsigned slot = v->samples % NQ_CLI_RATE_SAMPLES;
     unsigned oldest = v->samples >= NQ_CLI_RATE_SAMPLES ? slot : 0;
     v->at[slot] = p->elapsed;
-    v->done[slot] = p->units_done;
+    v->done[slot] = p->total_done;
     v->samples++;
     if (v->samples < 2)
-        return p->rate;
+        return p->total_rate;
     double dt = p->elapsed - v->at[oldest];
-    return dt > 0 ? (double)(p->units_done - v->done[oldest]) / dt : p->rate;
+    return dt > 0 ? (double)(p->total_done - v->done[oldest]) / dt : p->total_rate;
+}
+
+/* Writes v with a metric prefix and three significant digits, and a space
+ * for the unit to follow: "950 ", "1.23 k ", "45.6 G ". */
+static const char *format_metric(double v, char *buf, size_t size)
+{
+    static const char prefixes[] = "kMGTPEZY";
+    int i = -1;
+    while (v >= 999.5 && prefixes[i + 1]) {
+        v /= 1000;
+        i++;
+    }
+    if (i < 0)
+        snprintf(buf, size, "%.0f ", v);
+    else
+        snprintf(buf, size, v < 9.995 ? "%.2f %c " : v < 99.95 ? "%.1f %c " : "%.0f %c ", v,
+                 prefixes[i]);
+    return buf;
 }
 
 /* Columns of the terminal on stderr: its reported size, else COLUMNS,
@@ -126,7 +146,7 @@ static void draw_bar(char *out, size_t width, double fraction)
 static void show_progress(const nq_progress *p, void *user)
 {
     nq_cli_progress_view *v = user;
-    char elapsed[32], eta[32], words[32];
+    char elapsed[32], eta[32], words[32], metric[32];
     char count[64], pct[16], ela[48], eta_piece[48], rate_piece[48], expected[64] = "";
     /* By work when the library weighed the units (their costs differ by
      * orders of magnitude, so a count of units runs ahead of the time),
@@ -150,7 +170,8 @@ static void show_progress(const nq_progress *p, void *user)
         snprintf(pct, sizeof pct, "%.1f%%", 100.0 * fraction);
         snprintf(eta_piece, sizeof eta_piece, "ETA %s",
                  format_duration(p->eta, eta, sizeof eta));
-        snprintf(rate_piece, sizeof rate_piece, "%.1f units/s", rate);
+        snprintf(rate_piece, sizeof rate_piece, "%ssolutions/s",
+                 format_metric(rate, metric, sizeof metric));
     }
     /* Most important first: the fraction done, how long it will take, how
      * long it has taken, the estimate of a long count, the units, how fast. */
@@ -232,7 +253,8 @@ static void take_estimate(const nq_estimate *e, void *user)
     if (e->at_least)
         fputs("the subproblems timed to estimate it are still running)\n", stderr);
     else
-        fprintf(stderr, "estimated from %" PRIu64 " timed at random)\n", e->sample_units);
+        fprintf(stderr, "estimated from %" PRIu64 " timed along the list, part of the count)\n",
+                e->sample_units);
     v->announced = level;
 }
 

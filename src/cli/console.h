@@ -32,7 +32,7 @@ typedef struct nq_cli_progress_view {
     int tty;       /* redraw one line in place, else print plain lines */
     int line_open; /* a redrawn line is on screen without its newline */
     double at[NQ_CLI_RATE_SAMPLES];     /* elapsed time of recent samples... */
-    uint64_t done[NQ_CLI_RATE_SAMPLES]; /* ...and units done then */
+    nq_u128 done[NQ_CLI_RATE_SAMPLES];  /* ...and solutions counted then */
     unsigned samples;
     const char *prog;
     nq_cli_options *opt;   /* receives the estimate, for --json */

@@ -1,6 +1,6 @@
 /*
- * util.c - the thread count, the clock, the identity hash and the growing
- * array (see util.h).
+ * util.c - the thread count, the clock, the identity hash, the growing
+ * array and decimal counts (see util.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +57,22 @@ int nq_local_threads(int threads)
         return own;
 #endif
     return threads;
+}
+
+char *nq_decimal(nq_u128 v, char *buf, size_t size)
+{
+    char digits[40];
+    size_t len = 0;
+    do {
+        digits[len++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    if (!buf || size < len + 1)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = digits[len - 1 - i];
+    buf[len] = '\0';
+    return buf;
 }
 
 double nq_now(void)

@@ -1,13 +1,15 @@
 /*
  * util.h - small helpers every layer uses: the resolved thread count, a
- * monotonic clock, the hash that job identities are built from and a
- * growing array.
+ * monotonic clock, the hash that job identities are built from, a
+ * growing array and 128-bit counts in decimal.
  */
 #ifndef NQ_CORE_UTIL_H
 #define NQ_CORE_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nqueens/nqueens.h"
 
 /* Resolved thread count: threads > 0 as given, else OMP_NUM_THREADS as
  * nq_env_threads() reads it, else the OpenMP default (one per core the
@@ -27,6 +29,12 @@ int nq_local_threads(int threads);
  * from 1 to NQ_MAX_THREADS and nothing else, else -1; *raw (when not
  * NULL) gets the value as given, or NULL when unset. */
 int nq_env_threads(const char **raw);
+
+/* Writes v in decimal into buf (size bytes; 40 hold any value), for
+ * nq_u128_to_string() and for the layers below the API that name counts in
+ * messages.  Returns buf, or NULL (buf untouched) when buf is NULL or too
+ * small. */
+char *nq_decimal(nq_u128 v, char *buf, size_t size);
 
 /* Seconds on a monotonic clock. */
 double nq_now(void);

@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "journal/block.h"
 #include "journal/crc.h"
 #include "journal/file.h"
@@ -212,9 +213,18 @@ static int take_record(nq_journal *j, const unsigned char *r, uint64_t off, scan
         sc->chunk_records++;
         if (get32(r + 4) & NQ_JOURNAL_FLAG_VERIFIED)
             j->verified[chunk] = 1;
-        /* A chunk recorded twice (e.g. handed out again under MPI, or
-         * again when its second count agreed) is harmless when both
-         * records agree. */
+        /* A chunk has a second record when a later run checked it
+         * (settings.verify) and both counts agreed, so the two records
+         * hold the same counts; two that differ mean one was changed
+         * after it was written (the checksum can be recomputed), and the
+         * file cannot say which one is right. */
+        if (j->done[chunk] && (j->counts[chunk].total != c.total ||
+                               j->counts[chunk].unique != c.unique)) {
+            say(detail, size, "journal '%s' is damaged: chunk %llu has two records with "
+                "different counts (the second at offset %llu)", j->shown,
+                (unsigned long long)chunk, (unsigned long long)off);
+            return NQ_EJOURNAL_CORRUPT;
+        }
         if (!j->done[chunk]) {
             j->done[chunk] = 1;
             j->counts[chunk] = c;
@@ -397,18 +407,31 @@ static nq_journal *journal_new(const char *path, const nq_job *job, uint64_t chu
 }
 
 /* Checks that a loaded journal's completion record, if any, agrees with
- * its chunk records.  Returns 0 or NQ_EJOURNAL_CORRUPT with detail written. */
+ * its chunk records: every chunk has one, and their counts add up to the
+ * completion record's.  This is what lets a finished journal answer
+ * without counting: a chunk record changed with its checksum recomputed
+ * passes the record checks but not the sum.  The records are in memory by
+ * now, so the check costs one pass over the chunk flags.  Returns 0 or
+ * NQ_EJOURNAL_CORRUPT with detail written. */
 static int check_completion(nq_journal *j, const scan *sc, char *detail, size_t size)
 {
     if (!sc->has_done)
         return 0;
-    int all = 1;
-    for (uint64_t c = 0; c < j->chunks && all; c++)
-        all = j->done[c];
-    if (!all || sc->done_counts.total != j->resumed.total ||
+    for (uint64_t c = 0; c < j->chunks; c++)
+        if (!j->done[c]) {
+            say(detail, size, "journal '%s' is damaged: it has a completion record but no record "
+                "of chunk %llu", j->shown, (unsigned long long)c);
+            return NQ_EJOURNAL_CORRUPT;
+        }
+    if (sc->done_counts.total != j->resumed.total ||
         sc->done_counts.unique != j->resumed.unique) {
-        say(detail, size, "journal '%s' is damaged: its completion record disagrees with its "
-            "chunk records", j->shown);
+        char done[48], sum[48];
+        const int total = sc->done_counts.total != j->resumed.total;
+        nq_decimal(total ? sc->done_counts.total : sc->done_counts.unique, done, sizeof done);
+        nq_decimal(total ? j->resumed.total : j->resumed.unique, sum, sizeof sum);
+        say(detail, size, "journal '%s' is damaged: its completion record's %s count %s differs "
+            "from the sum of its chunk records, %s", j->shown, total ? "total" : "unique", done,
+            sum);
         return NQ_EJOURNAL_CORRUPT;
     }
     j->complete = 1;

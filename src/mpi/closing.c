@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "mpi/closing.h"
 #include "mpi/nap.h"
+#include "mpi/trace.h"
 
 typedef struct watchdog {
     pthread_t thread;
@@ -67,8 +68,10 @@ int nq_mpi_close_job(int meet, double timeout, int status)
         const int decided = meet_rank0(rank, status);
         if (status < 0)
             status = decided;
+        nq_mpi_trace("closing barrier met");
     }
     MPI_Finalize();
+    nq_mpi_trace("MPI_Finalize done");
     if (watched) {
         atomic_store(&w.done, 1);
         pthread_join(w.thread, NULL);

@@ -3,16 +3,23 @@
  *
  * Like the workers, the main thread polls and naps instead of blocking in
  * MPI, so it stays responsive to signals and leaves the cores to the
- * compute threads.  It is the only thread that calls MPI.  It never waits
+ * compute threads.  It is the only thread that calls MPI.  Every turn of
+ * its loop takes a core from a compute thread for a moment, so it naps as
+ * long as the others can wait for an answer (NQ_COORD_NAP_MAX_NS: a worker
+ * asks for chunks while it still holds several times that much work), and
+ * alone in the job, where nobody waits for an answer, longer still; its
+ * own threads wake it when they run out of chunks or a check needs it.  It never waits
  * on another rank either: what it sends goes out with MPI_Isend, since a
  * large ASSIGN to a stopped rank would never complete, and a rank silent
  * for longer than the rank timeout is left behind (roster.h).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -21,8 +28,18 @@
 #include "mpi/protocol.h"
 #include "mpi/roster.h"
 #include "mpi/team.h"
+#include "mpi/trace.h"
 #include "run/pool.h"
 #include "run/verify.h"
+
+/* Rank 0's naps between polls beside other ranks: the first after a busy
+ * poll (more messages may follow), and the longest.  Each nap is twice the
+ * one before; a worker asks for chunks while it still holds several times
+ * the longest nap's worth of work (worker.c). */
+#define NQ_COORD_NAP_MIN_NS 500000L
+#define NQ_COORD_NAP_MAX_NS 5000000L
+/* Rank 0's nap alone in the job, where nobody waits for an answer. */
+#define NQ_COORD_ALONE_NAP_NS 50000000L
 
 /* Rank 0's side of the conversation with one other rank. */
 typedef struct outbox {
@@ -64,7 +81,64 @@ typedef struct coord {
     atomic_int recheck_added; /* tells the main thread to answer waiting REQUESTs */
     atomic_int others_gone;   /* every other rank is gone or silent (main thread sets it) */
     atomic_int verify_failed;
+    /* Wakes the main thread from its nap (coord_wake). */
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake;
+    unsigned wakes;
+    /* For the trace: the main loop's turns and the messages by tag. */
+    unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
+    unsigned long long counted, repeats; /* counts received; of chunks already counted */
 } coord;
+
+/* Cuts the main thread's nap short: something needs it now. */
+static void coord_wake(coord *c)
+{
+    pthread_mutex_lock(&c->wake_lock);
+    c->wakes++;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->wake_lock);
+}
+
+/* The count of coord_wake() calls, read before a poll. */
+static unsigned coord_wakes(coord *c)
+{
+    pthread_mutex_lock(&c->wake_lock);
+    const unsigned w = c->wakes;
+    pthread_mutex_unlock(&c->wake_lock);
+    return w;
+}
+
+/* The main thread's nap after a poll: none after a busy one (and the next
+ * is the shortest); else *ns nanoseconds, doubled for the next nap up to
+ * NQ_COORD_NAP_MAX_NS, or NQ_COORD_ALONE_NAP_NS when no other rank is in
+ * the job; cut short by coord_wake() since `seen` was read. */
+static void coord_nap(coord *c, unsigned seen, long *ns, int busy)
+{
+    if (busy) {
+        *ns = NQ_COORD_NAP_MIN_NS;
+        return;
+    }
+    const long nap = c->cfg->ranks > 1 ? *ns : NQ_COORD_ALONE_NAP_NS;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += nap;
+    while (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->wake_lock);
+    if (c->wakes == seen)
+        pthread_cond_timedwait(&c->wake, &c->wake_lock, &until);
+    pthread_mutex_unlock(&c->wake_lock);
+    *ns = *ns * 2 > NQ_COORD_NAP_MAX_NS ? NQ_COORD_NAP_MAX_NS : *ns * 2;
+}
+
+/* Rank 0's team stopped: the main thread ends the job or waits for the
+ * other ranks now. */
+static void team_finished(void *user)
+{
+    coord_wake(user);
+}
 
 /* Queues sampled chunk `chunk` to go out for its second count. */
 static void recheck_push(coord *c, uint64_t chunk)
@@ -76,6 +150,7 @@ static void recheck_push(coord *c, uint64_t chunk)
     }
     pthread_mutex_unlock(&c->recheck_lock);
     atomic_store(&c->recheck_added, 1);
+    coord_wake(c);
 }
 
 /* Takes a queued chunk that `solver` may count a second time: one whose
@@ -118,8 +193,10 @@ static void finish_count(coord *c, uint64_t chunk, const nq_counts *counts, int 
         r = nq_verify_first(c->verify, chunk, counts, solver);
     if (r == 1)
         nq_ledger_finish_checked(c->ledger, chunk, counts);
-    else if (r == NQ_EVERIFY)
+    else if (r == NQ_EVERIFY) {
         atomic_store(&c->verify_failed, 1);
+        coord_wake(c);
+    }
     else if (nq_verify_pending(c->verify, chunk))
         recheck_push(c, chunk); /* a first count, or the first solver's again */
 }
@@ -140,8 +217,10 @@ static int coord_take(void *user, uint64_t *chunk)
     long nap_ns = NQ_MPI_NAP_MIN_NS;
     while (!recheck_take(c, own_solver(c), chunk) && !nq_ledger_take(c->ledger, chunk)) {
         if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
-            nq_ledger_complete(c->ledger))
+            nq_ledger_complete(c->ledger)) {
+            coord_wake(c); /* the team is about to finish */
             return 0;
+        }
         nq_mpi_nap(&nap_ns, 0);
     }
     return 1;
@@ -250,8 +329,11 @@ static int take_results(coord *c, int src, int words)
         /* Counts a chunk once, even when a rank that stalled and came back
          * returns one that another rank already did; ignores one outside
          * the run. */
-        if (chunk < nq_ledger_chunks(c->ledger))
+        if (chunk < nq_ledger_chunks(c->ledger)) {
+            c->counted++;
+            c->repeats += nq_ledger_finished(c->ledger, chunk) != 0;
             finish_count(c, chunk, &counts, src);
+        }
     }
     return 0;
 }
@@ -314,6 +396,8 @@ static int serve(coord *c)
         if (!flag)
             return busy;
         busy = 1;
+        if (st.MPI_TAG >= 0 && st.MPI_TAG <= NQ_MPI_TAG_HEARTBEAT)
+            c->messages[st.MPI_TAG]++;
         heard(c, st.MPI_SOURCE);
         switch (st.MPI_TAG) {
         case NQ_MPI_TAG_REQUEST: take_request(c, st.MPI_SOURCE); break;
@@ -388,8 +472,10 @@ static void watch_ranks(coord *c)
  * out (then *abandoned). */
 static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    long nap_ns = NQ_COORD_NAP_MIN_NS;
     for (;;) {
+        c->polls++;
+        const unsigned seen = coord_wakes(c);
         watch_ranks(c);
         int busy = serve(c);
         if (team_started && atomic_load(&team->error))
@@ -411,7 +497,7 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
             *abandoned = 1;
             return;
         }
-        nq_mpi_nap(&nap_ns, busy);
+        coord_nap(c, seen, &nap_ns, busy);
     }
 }
 
@@ -463,6 +549,8 @@ static coord *coord_create(const nq_mpi_coord_config *cfg)
     atomic_init(&c->others_gone, 0);
     atomic_init(&c->verify_failed, 0);
     pthread_mutex_init(&c->recheck_lock, NULL);
+    pthread_mutex_init(&c->wake_lock, NULL);
+    pthread_cond_init(&c->wake, NULL);
     c->solvers = cfg->ranks > 1 ? cfg->ranks : cfg->threads;
     if (cfg->verify > 0 && verify_create(c) < 0) {
         coord_free(c, 0);
@@ -486,6 +574,8 @@ static void coord_free(coord *c, int keep)
     nq_mpi_roster_free(&c->roster);
     nq_verify_free(&c->verify);
     pthread_mutex_destroy(&c->recheck_lock);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->wake_lock);
     free(c->recheck);
     free(c->queued);
     free(c->results);
@@ -512,6 +602,10 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
         .cancel = c->stop,
         .stop = &c->team_stop,
         .source = {coord_take, coord_done, c},
+        .prepare = cfg->prepare,
+        .prepare_user = cfg->prepare_user,
+        .on_finish = team_finished,
+        .on_finish_user = c,
     };
     const int team_started = nq_mpi_team_start(&team) == 0;
     if (!team_started) /* keep serving the protocol so the others end cleanly */
@@ -533,6 +627,11 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     out->silent_rank = nq_mpi_roster_first_silent(c->roster, nq_now(), &out->silent_for);
     out->left_rank = c->left_rank;
     out->left_signal = c->left_signal;
+    nq_mpi_trace("served %llu requests, %llu result messages, %llu heartbeats, %llu goodbyes "
+                 "in %llu polls; %llu counts came, %llu of chunks already counted",
+                 c->messages[NQ_MPI_TAG_REQUEST], c->messages[NQ_MPI_TAG_RESULT],
+                 c->messages[NQ_MPI_TAG_HEARTBEAT], c->messages[NQ_MPI_TAG_BYE], c->polls,
+                 c->counted, c->repeats);
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

@@ -44,6 +44,11 @@ typedef struct nq_mpi_coord_config {
      * stalled or came back.  Called from the main thread. */
     void (*notice)(const char *message, void *user);
     void *notice_user;
+    /* Optional: runs on rank 0's team thread before its threads take their
+     * first chunk, while the main thread already hands chunks to the other
+     * ranks (team.h). */
+    void (*prepare)(void *user);
+    void *prepare_user;
 } nq_mpi_coord_config;
 
 typedef struct nq_mpi_outcome {

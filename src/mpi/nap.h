@@ -1,12 +1,14 @@
 /*
- * nap.h - how a rank's main thread waits between MPI polls.
+ * nap.h - how a rank's main thread waits for MPI without blocking in it.
  *
- * The main thread never blocks in MPI (a blocking call could neither see a
- * signal nor notice a stuck peer) and must not spin a core the compute
- * threads need.  It naps between polls: briefly right after something
- * happened (replies stay quick while chunks flow), then longer and longer
- * while nothing does, so an idle poll loop costs well under 1% of a core.
- * A worker keeps spare chunks queued for longer than the longest nap.
+ * The main thread never blocks in MPI: a blocking call could neither see a
+ * signal nor notice a stuck peer, and Open MPI's blocking calls busy-poll,
+ * which would take a core the compute threads need.  It polls and naps
+ * instead: briefly right after something happened, then longer and longer
+ * while nothing does.  These are the naps of the waits at the start and
+ * end of the job (collectives, the last sends); the loops that serve the
+ * count nap by their own rules (coordinator.c, worker.c), cut short by
+ * their compute threads when there is work.
  */
 #ifndef NQ_MPI_NAP_H
 #define NQ_MPI_NAP_H
@@ -44,6 +46,24 @@ static inline void nq_mpi_wait_napping(MPI_Request *req)
             return;
         nq_mpi_nap(&ns, 0);
     }
+}
+
+/* MPI_Bcast and MPI_Allreduce, but waited for with naps: while rank 0
+ * plans or opens its journal, the other ranks plan too, and a collective
+ * that spins (as Open MPI's blocking ones do) would take a core from them. */
+static inline void nq_mpi_bcast_napping(void *buf, int count, MPI_Datatype type, int root)
+{
+    MPI_Request req;
+    MPI_Ibcast(buf, count, type, root, MPI_COMM_WORLD, &req);
+    nq_mpi_wait_napping(&req);
+}
+
+static inline void nq_mpi_allreduce_napping(const void *in, void *out, int count,
+                                            MPI_Datatype type, MPI_Op op)
+{
+    MPI_Request req;
+    MPI_Iallreduce(in, out, count, type, op, MPI_COMM_WORLD, &req);
+    nq_mpi_wait_napping(&req);
 }
 
 #endif /* NQ_MPI_NAP_H */

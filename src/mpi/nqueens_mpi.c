@@ -3,23 +3,29 @@
  *
  * Same options and output as `nqueens` (cli/options.c, cli/render.c,
  * cli/console.c), but the job's chunks are shared among MPI ranks, each
- * running its own OpenMP threads.  Rank 0 plans the run exactly as nq_count() does (api/plan.c:
- * for the threads of all ranks together, or as the checkpoint journal
- * dictates), opens the journal and broadcasts the plan; every rank plans
- * the same job and proves it by its identity before any work starts.  Rank
- * 0 then runs the run layer (run/run.c: ledger, journal cadence, progress)
- * like nq_count(), with the ranks' threads in place of the task pool.
- * Only rank 0 prints and only rank 0 touches the journal.  Every rank
- * leaves with the same decision, so mpiexec's exit status is the run's: 0,
- * 2 for bad input (a journal that cannot be used, is in use, or is another
- * run's), 1 for a failure (a journal write failing mid-run, a rank lost, a
- * result rank 0 cannot write, --output included), 128 + signal when rank
- * 0 was interrupted.  A rank that stalls is left behind (its chunks go to
- * the others); since it cannot reach MPI_Finalize, rank 0 then ends the
- * job with MPI_Abort once the result is out: exit status 3 when the count
- * is complete (the total printed is exact).  Another rank that gets a
- * signal leaves the same way, at once and cleanly: the job completes and
- * exits 3 too.
+ * running its own OpenMP threads.  Rank 0 plans the run exactly as
+ * nq_count() does (api/plan.c: for the threads of all ranks together, or
+ * as the checkpoint journal dictates) and opens the journal; it first
+ * broadcasts the engine and split depth it is about to plan with, so that
+ * every rank plans the job at the same time, and then the plan it made,
+ * which every rank proves it shares by the job's identity before any work
+ * starts.  Rank 0 then runs the run layer (run/run.c: ledger, journal
+ * cadence, progress) like nq_count(), with the ranks' threads in place of
+ * the task pool.  Only rank 0 prints and only rank 0 touches the journal.
+ * Every rank leaves with the same decision, so mpiexec's exit status is
+ * the run's: 0, 2 for bad input (a journal that cannot be used, is in use,
+ * or is another run's), 1 for a failure on any rank (a journal write
+ * failing mid-run, a rank's part failing, out of memory, a result rank 0
+ * cannot write, --output included: the status nqueens gives for the same
+ * failures, with the same remedy, running it again), 4 for counts that
+ * --verify found to differ, 128 + signal when rank 0 was interrupted.  A
+ * rank that dies ends the job through the launcher, whose status is its
+ * own.  A rank that stalls is left behind (its chunks go to the others);
+ * since it cannot reach MPI_Finalize, rank 0 then ends the job with
+ * MPI_Abort once the result is out: exit status 3 when the count is
+ * complete (the total printed is exact).  Another rank that gets a signal
+ * leaves the same way, at once and cleanly: the job completes and exits 3
+ * too.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -27,8 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "api/duration.h"
 #include "api/plan.h"
@@ -41,7 +51,9 @@
 #include "cli/version.h"
 #include "mpi/closing.h"
 #include "mpi/coordinator.h"
+#include "mpi/nap.h"
 #include "mpi/protocol.h"
+#include "mpi/trace.h"
 #include "mpi/worker.h"
 
 #define PROG "nqueens-mpi"
@@ -111,17 +123,57 @@ static int plan_on_rank0(program *pg, nq_plan *plan, int64_t *msg)
     return PLAN_RUN;
 }
 
-/* Other ranks: plans the job rank 0 resolved.  Returns 1 when it is the
- * very same job (same identity and unit count), 0 otherwise. */
+/* Rank 0, before it plans: the engine and split depth (NQ_SPLIT_AUTO: the
+ * engine's choice for all ranks' threads) it is about to plan, so that the
+ * other ranks plan the job at the same time instead of after it; an
+ * engine of -1 when the settings will be refused anyway. */
+static void resolve_on_rank0(const program *pg, int64_t *msg)
+{
+    enum nq_engine engine = NQ_ENGINE_AUTO;
+    int split = NQ_SPLIT_AUTO;
+    msg[NQ_MPI_PLAN_N] = pg->opt.settings.n;
+    msg[NQ_MPI_PLAN_ENGINE] = -1;
+    if (nq_check_settings(&pg->opt.settings, NULL, 0) < 0)
+        return;
+    nq_plan_resolve(&pg->opt.settings, &engine, &split);
+    msg[NQ_MPI_PLAN_ENGINE] = engine;
+    msg[NQ_MPI_PLAN_SPLIT] = split;
+}
+
+/* Other ranks, while rank 0 plans: the job rank 0 said it would plan, for
+ * all ranks' threads as rank 0 plans it (an automatic split depth comes
+ * out the same), its OpenMP regions on this rank's own threads.  A failure
+ * leaves no job, and same_job_everywhere() plans again. */
+static void plan_beside_rank0(const program *pg, const int64_t *msg, nq_plan *plan)
+{
+    if (msg[NQ_MPI_PLAN_ENGINE] < 0)
+        return;
+    if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
+                    pg->total_threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
+        plan->job = NULL;
+}
+
+/* 1 when *plan is rank 0's job (same identity and unit count). */
+static int is_rank0_job(const int64_t *msg, const nq_plan *plan)
+{
+    return plan->job && nq_job_identity(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_IDENTITY] &&
+           nq_job_units(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_UNITS];
+}
+
+/* Other ranks: keeps the job planned beside rank 0 when it is rank 0's,
+ * else plans the job rank 0 resolved, at the split depth it chose.
+ * Returns 1 when *plan is the very same job, 0 otherwise. */
 static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
 {
-    memset(plan, 0, sizeof *plan);
     plan->chunk_units = (uint64_t)msg[NQ_MPI_PLAN_CHUNK_UNITS];
+    if (is_rank0_job(msg, plan))
+        return 1;
+    nq_job_free(&plan->job);
+    nq_mpi_trace("planning again, as rank 0 did");
     if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
                     threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
         return 0;
-    return nq_job_identity(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_IDENTITY] &&
-           nq_job_units(plan->job) == (uint64_t)msg[NQ_MPI_PLAN_UNITS];
+    return is_rank0_job(msg, plan);
 }
 
 /* Every rank: checks that all ranks planned rank 0's job.  Returns 1, or
@@ -130,7 +182,7 @@ static int same_job_everywhere(const program *pg, const int64_t *msg, nq_plan *p
 {
     int mine = pg->rank == 0 || plan_like_rank0(msg, pg->threads, plan) ? pg->ranks : pg->rank;
     int first_bad = pg->ranks;
-    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    nq_mpi_allreduce_napping(&mine, &first_bad, 1, MPI_INT, MPI_MIN);
     if (first_bad < pg->ranks && pg->rank == 0)
         fprintf(stderr, PROG ": rank %d planned a different job than rank 0 (mismatched "
                 "nqueens-mpi builds?)\n", first_bad);
@@ -202,6 +254,24 @@ static void end_without_silent_rank(const nq_mpi_outcome *out, int status)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+/* What rank 0's duration estimate needs, on its team's thread. */
+typedef struct estimate_job {
+    const nq_plan *plan;
+    nq_run *run;
+    int threads;
+} estimate_job;
+
+/* Rank 0's duration estimate: timed on rank 0's threads, before they take
+ * their first chunk, while the other ranks already count (their work
+ * meanwhile is in the estimate's figure: it predicts the units left at
+ * the start). */
+static void estimate_on_rank0(void *user)
+{
+    const estimate_job *e = user;
+    nq_plan_estimate(e->plan, e->run, e->threads);
+    nq_mpi_trace("estimate done");
+}
+
 /* Rank 0: runs the planned job with the other ranks and reports it. */
 static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
 {
@@ -222,9 +292,8 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         fprintf(stderr, PROG ": rank 0: %s\n", nq_strerror(ret));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    /* Timed on rank 0's threads, spread over every rank's (the others wait
-     * for their first chunk meanwhile). */
-    nq_plan_estimate(plan, &run, pg->threads);
+    nq_mpi_trace("run started");
+    estimate_job est = {.plan = plan, .run = &run, .threads = pg->threads};
     const nq_mpi_coord_config cfg = {
         .job = plan->job,
         .run = &run,
@@ -234,8 +303,11 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
         .verify = s->verify,
         .notice = console_notice,
         .notice_user = &con,
+        .prepare = estimate_on_rank0,
+        .prepare_user = &est,
     };
     ret = nq_mpi_coordinate(&cfg, &out);
+    nq_mpi_trace("coordination done");
     if (out.abandoned) {
         /* A rank is stuck or gone: end the job instead of waiting in
          * MPI_Finalize for it, with the journal made durable first. */
@@ -254,6 +326,7 @@ static int count_on_rank0(const program *pg, nq_plan *plan, double rank_timeout)
     memset(&r, 0, sizeof r);
     nq_plan_result(plan, &sum, done, resumed, pg->total_threads, MPI_Wtime() - pg->start, &r);
     int status = report(ret, out.message, pg, plan, &r);
+    nq_mpi_trace("result out");
     if (status == 0 && out.left_rank) {
         status = NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK;
         fprintf(stderr,
@@ -284,11 +357,15 @@ int main(int argc, char **argv)
      * job.  Rank 0's signal ends the job: at once until it knows of a
      * journal (a signal during MPI_Init stops its count as it starts). */
     nq_cli_install_signal_handlers(1);
+    nq_mpi_trace_init(-1);
+    nq_mpi_trace("process started (pid %ld)", (long)getpid());
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
+    nq_mpi_trace_init(pg.rank);
+    nq_mpi_trace("MPI_Init done (pid %ld)", (long)getpid());
     if (pg.rank == 0)
         nq_cli_install_signal_handlers(0);
 
@@ -306,10 +383,19 @@ int main(int argc, char **argv)
     pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
     if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
         pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
-    MPI_Allreduce(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    nq_mpi_allreduce_napping(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;
+#ifdef _OPENMP
+    /* Whatever runs on OpenMP here (planning, the estimate's sample) runs
+     * on this rank's threads, not on every core of a node it may share. */
+    omp_set_num_threads(pg.threads);
+#endif
+    nq_mpi_trace("options read");
 
+    /* Two broadcasts: what rank 0 will plan, so that every rank plans it at
+     * once (mitm's quarter store, say, is built on every rank), then the
+     * plan rank 0 made, which the others prove they share. */
     int64_t msg[NQ_MPI_PLAN_FIELDS_] = {PLAN_RUN};
     nq_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -322,9 +408,18 @@ int main(int argc, char **argv)
             msg[NQ_MPI_PLAN_STATUS] = 1;
         }
         if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN)
-            msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg);
+            resolve_on_rank0(&pg, msg);
     }
-    MPI_Bcast(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    nq_mpi_bcast_napping(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0);
+    if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN) {
+        if (pg.rank == 0)
+            msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg);
+        else
+            plan_beside_rank0(&pg, msg, &plan);
+        nq_mpi_trace("planned");
+        nq_mpi_bcast_napping(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0);
+        nq_mpi_trace("plan broadcast");
+    }
     int status = (int)msg[NQ_MPI_PLAN_STATUS];
     if (status == PLAN_RUN) {
         /* Rank 0's signal ends the job: with a journal, cleanly so it can
@@ -333,6 +428,7 @@ int main(int argc, char **argv)
         if (pg.rank == 0)
             nq_cli_install_signal_handlers(msg[NQ_MPI_PLAN_JOURNAL] != 0);
         const int same = same_job_everywhere(&pg, msg, &plan);
+        nq_mpi_trace("same job on every rank");
         if (same) /* a rank's threads share chunks as its --schedule says */
             plan.job->schedule = pg.opt.settings.schedule;
         if (!same)
@@ -344,6 +440,8 @@ int main(int argc, char **argv)
                                                (double)msg[NQ_MPI_PLAN_RANK_TIMEOUT],
                                                &nq_cli_cancel, &nq_cli_first_signal));
     }
+    if (pg.rank != 0)
+        nq_mpi_trace("work done");
     nq_plan_close(&plan);
     free(pg.typed);
     /* The result is out before the end of the job, which a stalled rank

@@ -9,13 +9,17 @@
  */
 #include "core/engine.h"
 #include "mpi/team.h"
+#include "mpi/trace.h"
 #include "run/pool.h"
 
 /* The runner's streaming source: the rank's own. */
 static int team_take(void *user, uint64_t *chunk)
 {
-    const nq_mpi_team *t = user;
-    return t->source.take(t->source.user, chunk);
+    nq_mpi_team *t = user;
+    const int got = t->source.take(t->source.user, chunk);
+    if (got)
+        nq_mpi_trace_once(&t->first_taken, "first chunk taken");
+    return got;
 }
 
 static void team_done(void *user, uint64_t chunk, const nq_counts *counts)
@@ -27,6 +31,8 @@ static void team_done(void *user, uint64_t chunk, const nq_counts *counts)
 static void *team_main(void *arg)
 {
     nq_mpi_team *t = arg;
+    if (t->prepare)
+        t->prepare(t->prepare_user);
     const nq_pool_run run = {
         .job = t->job,
         .first_unit = 0,
@@ -40,9 +46,12 @@ static void *team_main(void *arg)
     };
     nq_counts ignored = {0, 0}; /* the rank reports each chunk through done */
     const int ret = nq_pool_solve(&run, &ignored);
+    nq_mpi_trace("compute threads done");
     if (ret < 0 && ret != NQ_ECANCELLED)
         atomic_store(&t->error, ret);
     atomic_store(&t->finished, 1);
+    if (t->on_finish)
+        t->on_finish(t->on_finish_user);
     return NULL;
 }
 
@@ -50,6 +59,7 @@ int nq_mpi_team_start(nq_mpi_team *team)
 {
     atomic_init(&team->finished, 0);
     atomic_init(&team->error, 0);
+    atomic_init(&team->first_taken, 0);
     if (pthread_create(&team->thread, NULL, team_main, team) != 0)
         return NQ_ENOMEM;
     return 0;

@@ -38,11 +38,21 @@ typedef struct nq_mpi_team {
     atomic_int *cancel;    /* optional: the signal flag */
     atomic_int *stop;      /* optional: set by the rank's main thread */
     nq_mpi_source source;
+    /* Optional: runs on the team's own thread before the threads take
+     * their first chunk (rank 0 times its duration estimate there, on its
+     * threads, while its main thread already serves the other ranks). */
+    void (*prepare)(void *user);
+    void *prepare_user;
+    /* Optional: runs on the team's thread once every thread stopped
+     * (nq_mpi_team_finished() is then 1), to wake whoever waits for that. */
+    void (*on_finish)(void *user);
+    void *on_finish_user;
 
     /* Private. */
     pthread_t thread;
     atomic_int finished;
     atomic_int error;      /* the runner's error (no memory for its scratch), else 0 */
+    atomic_int first_taken; /* the first chunk was taken (for the trace) */
 } nq_mpi_team;
 
 /* Starts the team.  Returns 0 or NQ_ENOMEM when no thread could be made. */

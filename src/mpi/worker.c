@@ -11,12 +11,18 @@
  * however long the chunks in hand take.
  *
  * A thread must never wait for a round trip to rank 0, whose main thread
- * answers only between its naps (up to NQ_MPI_NAP_MAX_NS).  So the queue
+ * answers only between its naps (up to NQ_COORD_NAP_MAX_NS, coordinator.c).  So the queue
  * holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
  * at the rate they have been finishing chunks (at least one spare, at most
- * NQ_WORKER_MAX_SPARE per thread), and the compute threads wake the main
- * thread from its nap whenever they take or finish a chunk, so the next
- * request and the results go out at once.
+ * NQ_WORKER_MAX_SPARE per thread).  Nor may the main thread take the
+ * compute threads' cores: on a node with as many compute threads as cores,
+ * every turn of its loop preempts one of them.  So it works in batches:
+ * the compute threads wake it only when half the spares are gone (it then
+ * sends the counts finished so far with the next REQUEST), when twice as
+ * many counts wait to be sent, or when they run out of chunks; between those it
+ * sleeps up to NQ_WORKER_IDLE_NAP_S, and naps briefly only while a REQUEST
+ * is unanswered.  A count waits NQ_WORKER_RESULT_AGE_S at most, so that
+ * rank 0's journal and progress see long chunks finish.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,20 +35,35 @@
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/team.h"
+#include "mpi/trace.h"
 #include "mpi/worker.h"
 
-/* Seconds of work the spare chunks should cover: well above the longest
- * nap of both main threads plus a message's way there and back. */
+/* Seconds of work the spare chunks should cover.  A REQUEST goes out when
+ * half of them are gone, so half of it must cover rank 0's longest nap,
+ * this thread's nap while it waits for the answer and a message's way
+ * there and back, with room to spare for a loaded machine. */
 #define NQ_WORKER_LEAD_S 0.02
 /* Most spare chunks per thread, however short the chunks: bounds what can
  * wait in this rank's queue while another rank's thread idles at the end. */
-#define NQ_WORKER_MAX_SPARE 16
+#define NQ_WORKER_MAX_SPARE 32
+/* Longest sleep of the main thread while no REQUEST is unanswered: how
+ * late a STOP or the compute threads' end may be seen (the threads see a
+ * signal of this rank's own at once). */
+#define NQ_WORKER_IDLE_NAP_S 0.01
+/* The main thread's first nap while a REQUEST is unanswered (then twice
+ * the one before, up to NQ_MPI_NAP_MAX_NS): rank 0 answers between naps of
+ * its own, so a shorter one would mostly find nothing yet. */
+#define NQ_WORKER_ASK_NAP_NS 500000L
+/* Longest wait of a finished chunk's count before it is sent. */
+#define NQ_WORKER_RESULT_AGE_S 0.1
 
 typedef struct worker {
     pthread_mutex_t lock;
     pthread_cond_t changed;   /* queue refilled, end or stop */
-    pthread_cond_t wake;      /* for the main thread: a chunk taken or done... */
+    pthread_cond_t wake;      /* for the main thread: wake_if_due() found work... */
     unsigned events;          /* ...counted here */
+    int asking;               /* a REQUEST is unanswered (set by the main thread) */
+    double first_result;      /* nq_now() when the oldest unsent count came */
     int threads;
     double last_done;         /* nq_now() at the last chunk done, 0 before any */
     double gap;               /* running mean of the seconds between chunks done */
@@ -57,7 +78,56 @@ typedef struct worker {
     double beat;              /* heartbeat interval, seconds */
     double last_sent;         /* nq_now() when rank 0 was last sent anything */
     MPI_Request beat_req;     /* the heartbeat in flight, if any */
+    MPI_Request result_req;   /* the RESULT in flight (from the outbox), if any */
+    /* For the trace: the main loop's turns and what it sent. */
+    unsigned long long polls, requests, result_messages, results_sent, beats;
 } worker;
+
+/* Chunks the rank should hold (queued, in hand or unsent): one per thread
+ * plus the spares that cover NQ_WORKER_LEAD_S at the rank's pace, at least
+ * one and at most cap - threads.  Called with the lock held. */
+static size_t holding_target(const worker *w)
+{
+    const size_t most = w->cap - (size_t)w->threads;
+    size_t spare = 1;
+    if (w->gap > 0) {
+        const double want = NQ_WORKER_LEAD_S / w->gap + 1;
+        spare = want >= (double)most ? most : (size_t)want;
+    }
+    return (size_t)w->threads + (spare ? spare : 1);
+}
+
+/* The batch the main thread works in: half the spares (at least one).
+ * It asks for more chunks once it can ask for this many, and sends the
+ * finished counts once this many wait.  Called with the lock held. */
+static size_t refill_batch(const worker *w)
+{
+    const size_t spare = holding_target(w) - (size_t)w->threads;
+    return spare / 2 > 1 ? spare / 2 : 1;
+}
+
+/* Chunks to ask rank 0 for, after the unsent counts are sent: what brings
+ * the chunks queued and in hand up to the target.  Called with the lock
+ * held. */
+static size_t room(const worker *w)
+{
+    const size_t held = w->len + w->in_hand, target = holding_target(w);
+    return held < target ? target - held : 0;
+}
+
+/* Wakes the main thread when it has work: room for a batch of chunks (and
+ * no REQUEST unanswered), two batches of counts to send (one goes with
+ * each REQUEST; a second waits only while a REQUEST is unanswered), or a
+ * thread found no chunk (`starved`: the queue ran dry, the end came, or a
+ * stop).  Called with the lock held, by the compute threads. */
+static void wake_if_due(worker *w, int starved)
+{
+    const size_t batch = refill_batch(w);
+    if (starved || w->results_len >= 2 * batch || (!w->asking && room(w) >= batch)) {
+        w->events++;
+        pthread_cond_signal(&w->wake);
+    }
+}
 
 static int worker_take(void *user, uint64_t *chunk)
 {
@@ -72,9 +142,8 @@ static int worker_take(void *user, uint64_t *chunk)
         w->len--;
         w->in_hand++;
         got = 1;
-        w->events++; /* there is room to ask for more */
-        pthread_cond_signal(&w->wake);
     }
+    wake_if_due(w, !got);
     pthread_mutex_unlock(&w->lock);
     return got;
 }
@@ -93,23 +162,10 @@ static void worker_done(void *user, uint64_t chunk, const nq_counts *counts)
     if (w->last_done > 0)
         w->gap = w->gap > 0 ? 0.875 * w->gap + 0.125 * (now - w->last_done) : now - w->last_done;
     w->last_done = now;
-    w->events++;
-    pthread_cond_signal(&w->wake);
+    if (w->results_len == 1)
+        w->first_result = now;
+    wake_if_due(w, 0);
     pthread_mutex_unlock(&w->lock);
-}
-
-/* Chunks the rank should hold (queued, in hand or unsent): one per thread
- * plus the spares that cover NQ_WORKER_LEAD_S at the rank's pace, at least
- * one and at most cap - threads.  Called with the lock held. */
-static size_t holding_target(const worker *w)
-{
-    const size_t most = w->cap - (size_t)w->threads;
-    size_t spare = 1;
-    if (w->gap > 0) {
-        const double want = NQ_WORKER_LEAD_S / w->gap + 1;
-        spare = want >= (double)most ? most : (size_t)want;
-    }
-    return (size_t)w->threads + (spare ? spare : 1);
 }
 
 /* The count of chunks taken or done, read before a poll. */
@@ -121,21 +177,23 @@ static unsigned events(worker *w)
     return e;
 }
 
-/* Waits up to *ns nanoseconds for a compute thread to take or finish a
- * chunk (the main thread's nap, cut short when there is work for it; not
- * at all when one did since the poll began, when `seen` was read), then
- * doubles the next wait up to NQ_MPI_NAP_MAX_NS; after a busy poll there
- * is no wait and the next one is the shortest. */
-static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy)
+/* Sleeps until a compute thread wakes the main thread (wake_if_due(); not
+ * at all when one did since the poll began, when `seen` was read) or for
+ * at most: *ns nanoseconds while a REQUEST is unanswered, doubled for the
+ * next nap up to NQ_MPI_NAP_MAX_NS, so the answer is taken soon; else
+ * NQ_WORKER_IDLE_NAP_S.  After a busy poll there is no wait and the next
+ * short nap is the shortest. */
+static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy, int asking)
 {
     if (busy) {
-        *ns = NQ_MPI_NAP_MIN_NS;
+        *ns = NQ_WORKER_ASK_NAP_NS;
         return;
     }
+    const long nap = asking ? *ns : (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += *ns;
-    if (until.tv_nsec >= 1000000000L) {
+    until.tv_nsec += nap;
+    while (until.tv_nsec >= 1000000000L) {
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
     }
@@ -143,20 +201,49 @@ static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy)
     if (w->events == seen)
         pthread_cond_timedwait(&w->wake, &w->lock, &until);
     pthread_mutex_unlock(&w->lock);
-    *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
+    if (asking)
+        *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
 }
 
-/* Sends the finished chunks' counts to rank 0.  Returns 1 if any were sent. */
+/* What the main thread should do now: *request when there is room for a
+ * batch of chunks and no REQUEST unanswered (no more come after the end
+ * or a stop); *results when counts wait and a REQUEST goes out, or two
+ * batches of them wait, or the oldest waited NQ_WORKER_RESULT_AGE_S, or
+ * the threads hold no chunk (the end is near, or here). */
+static void due(worker *w, int pending, int *request, int *results)
+{
+    pthread_mutex_lock(&w->lock);
+    const size_t batch = refill_batch(w);
+    *request = !pending && !w->end && !atomic_load(&w->stop) && room(w) >= batch;
+    *results = w->results_len > 0 &&
+               (*request || w->results_len >= 2 * batch || w->len + w->in_hand == 0 ||
+                nq_now() - w->first_result >= NQ_WORKER_RESULT_AGE_S);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Sends the finished chunks' counts to rank 0, unless the last RESULT is
+ * still in flight (they go with the next one).  Returns 1 if any were
+ * sent.  Not MPI_Send: a message too long to be sent inline is complete
+ * only once rank 0 took it, and a blocking send would spin a core until
+ * rank 0's next poll. */
 static int send_results(worker *w, uint64_t *out)
 {
+    if (w->result_req != MPI_REQUEST_NULL) {
+        int sent = 0;
+        MPI_Test(&w->result_req, &sent, MPI_STATUS_IGNORE);
+        if (!sent)
+            return 0;
+    }
     pthread_mutex_lock(&w->lock);
     size_t k = w->results_len;
     memcpy(out, w->results, k * NQ_MPI_RESULT_WORDS * sizeof *out);
     w->results_len = 0;
     pthread_mutex_unlock(&w->lock);
     if (k) {
-        MPI_Send(out, (int)(k * NQ_MPI_RESULT_WORDS), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT,
-                 MPI_COMM_WORLD);
+        MPI_Isend(out, (int)(k * NQ_MPI_RESULT_WORDS), MPI_UINT64_T, 0, NQ_MPI_TAG_RESULT,
+                  MPI_COMM_WORLD, &w->result_req);
+        w->result_messages++;
+        w->results_sent += k;
         w->last_sent = nq_now();
     }
     return k > 0;
@@ -203,6 +290,10 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
         return 0;
     MPI_Irecv(assign, (int)w->cap, MPI_UINT64_T, 0, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD, pending);
     MPI_Send(&want, 1, MPI_UINT64_T, 0, NQ_MPI_TAG_REQUEST, MPI_COMM_WORLD);
+    pthread_mutex_lock(&w->lock);
+    w->asking = 1;
+    pthread_mutex_unlock(&w->lock);
+    w->requests++;
     w->last_sent = nq_now();
     return 1;
 }
@@ -220,6 +311,7 @@ static int heartbeat(worker *w)
     if (!arrived || now - w->last_sent < w->beat)
         return 0;
     MPI_Issend(NULL, 0, MPI_BYTE, 0, NQ_MPI_TAG_HEARTBEAT, MPI_COMM_WORLD, &w->beat_req);
+    w->beats++;
     w->last_sent = now;
     return 1;
 }
@@ -241,6 +333,7 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
         w->queue[(w->head + w->len++) % w->cap] = assign[i];
     if (k == 0)
         w->end = 1;
+    w->asking = 0;
     pthread_cond_broadcast(&w->changed);
     pthread_mutex_unlock(&w->lock);
     return 1;
@@ -253,18 +346,23 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
 static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_int *cancel,
                   uint64_t *assign, uint64_t *outbox, MPI_Request *pending)
 {
-    long nap_ns = NQ_MPI_NAP_MIN_NS;
+    long nap_ns = NQ_WORKER_ASK_NAP_NS;
     for (;;) {
+        w->polls++;
         const unsigned seen = events(w);
         int busy = check_stop(w, cancel);
-        busy |= send_results(w, outbox);
-        busy |= request_chunks(w, assign, pending);
         busy |= receive_chunks(w, assign, pending);
+        int request, results;
+        due(w, *pending != MPI_REQUEST_NULL, &request, &results);
+        if (results) /* first: the REQUEST then asks for their room too */
+            busy |= send_results(w, outbox);
+        if (request)
+            busy |= request_chunks(w, assign, pending);
         busy |= heartbeat(w);
         if ((!team_started || nq_mpi_team_finished(team)) &&
             (*pending == MPI_REQUEST_NULL || atomic_load(&w->stop)))
             return;
-        nap_or_wake(w, seen, &nap_ns, busy);
+        nap_or_wake(w, seen, &nap_ns, busy, *pending != MPI_REQUEST_NULL);
     }
 }
 
@@ -277,6 +375,7 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     w.beat = nq_mpi_heartbeat_interval(rank_timeout);
     w.last_sent = nq_now();
     w.beat_req = MPI_REQUEST_NULL;
+    w.result_req = MPI_REQUEST_NULL;
     w.threads = threads;
     /* One chunk per thread and up to NQ_WORKER_MAX_SPARE spares each, in
      * what one ASSIGN may carry. */
@@ -307,17 +406,22 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     if (ret == 0) {
         serve(&w, &team, team_started, cancel, assign, outbox, &pending);
         ret = nq_mpi_team_join(&team);
+        nq_mpi_wait_napping(&w.result_req); /* then the last counts go */
         send_results(&w, outbox);
     }
     /* No send may be left pending at MPI_Finalize; rank 0 serves us until
-     * our BYE, so the heartbeat in flight is taken soon. */
+     * our BYE, so the heartbeat and the counts in flight are taken soon. */
     nq_mpi_wait_napping(&w.beat_req);
+    nq_mpi_wait_napping(&w.result_req);
     /* Said even after a failure, so rank 0 is not left waiting. */
     const int own_signal = cancel && atomic_load(cancel) && signal_seen ? (int)*signal_seen : 0;
     uint64_t bye[NQ_MPI_BYE_WORDS] = {(uint64_t)(int64_t)ret, (uint64_t)own_signal};
     MPI_Send(bye, NQ_MPI_BYE_WORDS, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
     /* The REQUEST a stopped rank left unanswered gets its answer now. */
     nq_mpi_wait_napping(&pending);
+    nq_mpi_trace("sent %llu requests, %llu result messages (%llu chunks), %llu heartbeats "
+                 "in %llu polls", w.requests, w.result_messages, w.results_sent, w.beats,
+                 w.polls);
 
     pthread_cond_destroy(&w.wake);
     pthread_cond_destroy(&w.changed);

@@ -1,13 +1,13 @@
 /*
- * estimate.c - calibrating unit costs on a timed sample, and predicting a
- * run's wall time from them (see estimate.h).
+ * estimate.c - calibrating unit costs on a timed sample of the run's
+ * chunks, and predicting a run's wall time from them (see estimate.h).
  *
- * The sample's threads share one small state under a mutex, taken twice
- * per sample unit (no more units start than fit in half a second, and each
- * takes far longer than the lock).  A watchdog thread sleeps until the budget is up; if the sample
- * is still running then (units of hours at large N), it hands out a lower
- * bound at once, so a caller can warn before those units end, and a
- * higher one each time the wait has doubled.
+ * The sample's threads share one small state under a mutex, taken once
+ * per sample unit (each takes far longer than the lock).  A watchdog
+ * thread sleeps until the budget is up; if the sample is still running
+ * then (units of hours at large N), it hands out a lower bound at once,
+ * so a caller can warn before those units end, and a higher one each time
+ * the wait has doubled.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,27 +22,30 @@
 #include <omp.h>
 #endif
 
+/* A sample chunk while it runs. */
+typedef struct running {
+    double started;    /* start time of the chunk, or -1 when not running */
+    double cost_done;  /* cost of its units finished */
+    double cost_unit;  /* cost of the unit running */
+} running;
+
 typedef struct sample {
     const nq_sample_config *cfg;
-    uint64_t *units;  /* the sample, in the order it is solved */
-    double *started;  /* start time of each sample unit while it runs, else -1 */
+    uint64_t *chunks; /* the sample, in the order it is solved */
+    running *state;   /* [count] */
     uint64_t count;
     double t0;
+    double cost_left; /* of every chunk not skipped */
 
-    pthread_mutex_t lock; /* guards everything below */
+    pthread_mutex_t lock; /* guards everything below and state[] */
     pthread_cond_t wake;  /* the watchdog waits on it */
-    uint64_t next;        /* next sample unit to start */
-    uint64_t finished;
-    double time_sum, cost_sum; /* of the finished units */
+    uint64_t next;        /* next sample chunk to start */
+    uint64_t finished, units;
+    double time_sum, cost_sum; /* of the finished chunks */
     int over;             /* every sampling thread has stopped */
 } sample;
 
-static int skipped(const nq_sample_config *cfg, uint64_t unit)
-{
-    return cfg->skip && cfg->skip[unit / cfg->chunk_units];
-}
-
-/* splitmix64: a fixed-seed stream, so a run samples the same units every
+/* splitmix64: a fixed-seed stream, so a run samples the same chunks every
  * time (and a test can be replayed). */
 static uint64_t next_random(uint64_t *state)
 {
@@ -52,73 +55,141 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* How many units to sample out of `left` on `threads` threads (0: none,
- * as one per thread would be too big a share). */
+/* How many chunks to sample out of `left` on `threads` threads (0: none,
+ * as one per thread would be too big a share; see estimate.h). */
 static uint64_t sample_size(uint64_t left, int threads)
 {
-    if ((double)threads > (double)left * NQ_ESTIMATE_MAX_SHARE)
+    const double most = (double)left * NQ_ESTIMATE_MAX_SHARE;
+    if ((double)threads > most)
         return 0;
-    const uint64_t k = (uint64_t)((double)left * NQ_ESTIMATE_SHARE) + 1;
-    return k < (uint64_t)threads ? (uint64_t)threads : k;
+    uint64_t k = (uint64_t)((double)left * NQ_ESTIMATE_SHARE) + 1;
+    if (k < NQ_ESTIMATE_MIN_CHUNKS)
+        k = NQ_ESTIMATE_MIN_CHUNKS;
+    if (k < (uint64_t)threads)
+        k = (uint64_t)threads;
+    return (double)k > most ? (uint64_t)most : k;
 }
 
-/* Draws the sample: distinct uniform random units not skipped, into
- * s->units.  Returns 0 or NQ_ENOMEM. */
+/* The first and one-past-last unit of chunk c. */
+static void chunk_bounds(const nq_sample_config *cfg, uint64_t c, uint64_t *begin, uint64_t *end)
+{
+    const uint64_t units = cfg->job->units;
+    *begin = c * cfg->chunk_units;
+    *end = units - *begin > cfg->chunk_units ? *begin + cfg->chunk_units : units;
+}
+
+/* Draws the sample into s->chunks: the chunks not skipped cut into
+ * s->count stretches of (nearly) equal length, one chunk at random from
+ * each, in a random order of the stretches.  Returns 0 or NQ_ENOMEM. */
 static int pick(sample *s)
 {
     const nq_sample_config *cfg = s->cfg;
-    const uint64_t all = cfg->job->units;
+    const uint64_t all = (cfg->job->units + cfg->chunk_units - 1) / cfg->chunk_units;
     uint64_t left = 0;
-    for (uint64_t u = 0; u < all; u++)
-        left += !skipped(cfg, u);
+    for (uint64_t c = 0; c < all; c++)
+        left += !(cfg->skip && cfg->skip[c]);
     const uint64_t want = sample_size(left, cfg->threads);
-    unsigned char *taken = calloc((size_t)(all / 8 + 1), 1);
-    s->units = malloc((size_t)(want + 1) * sizeof *s->units);
-    s->started = malloc((size_t)(want + 1) * sizeof *s->started);
-    if (!taken || !s->units || !s->started) {
-        free(taken);
+    uint64_t *eligible = malloc((size_t)(left + 1) * sizeof *eligible);
+    s->chunks = malloc((size_t)(want + 1) * sizeof *s->chunks);
+    s->state = malloc((size_t)(want + 1) * sizeof *s->state);
+    if (!eligible || !s->chunks || !s->state) {
+        free(eligible);
         return NQ_ENOMEM;
     }
-    uint64_t state = UINT64_C(0x6e71756565e5), tries = 64 * want + 4096;
-    while (s->count < want && tries--) {
-        const uint64_t u = next_random(&state) % all;
-        if (skipped(cfg, u) || (taken[u / 8] >> (u % 8) & 1))
-            continue;
-        taken[u / 8] |= (unsigned char)(1u << (u % 8));
-        s->units[s->count++] = u;
+    uint64_t e = 0;
+    for (uint64_t c = 0; c < all; c++)
+        if (!(cfg->skip && cfg->skip[c]))
+            eligible[e++] = c;
+    for (uint64_t u = 0; u < cfg->job->units; u++)
+        if (!(cfg->skip && cfg->skip[u / cfg->chunk_units]))
+            s->cost_left += cfg->costs[u];
+    uint64_t state = UINT64_C(0x6e71756565e5);
+    for (uint64_t i = 0; i < want; i++) {
+        const uint64_t first = i * left / want, end = (i + 1) * left / want;
+        s->chunks[i] = eligible[first + next_random(&state) % (end - first)];
     }
-    /* Nearly everything skipped (a journal close to done): take what is
-     * left in order instead of drawing on. */
-    for (uint64_t u = 0; u < all && s->count < want; u++)
-        if (!skipped(cfg, u) && !(taken[u / 8] >> (u % 8) & 1))
-            s->units[s->count++] = u;
-    free(taken);
+    for (uint64_t i = want; i > 1; i--) { /* Fisher-Yates */
+        const uint64_t j = next_random(&state) % i, t = s->chunks[i - 1];
+        s->chunks[i - 1] = s->chunks[j];
+        s->chunks[j] = t;
+    }
+    s->count = want;
+    free(eligible);
     for (uint64_t i = 0; i < s->count; i++)
-        s->started[i] = -1;
+        s->state[i] = (running){.started = -1};
     return 0;
 }
 
-/* Takes the next sample unit to start, under the lock: none once the
- * sample is used up, the stop flag is raised, or the budget would be
- * exceeded (judged from the units finished so far).  Returns its index in
- * the sample, or -1. */
+static double chunk_cost(const nq_sample_config *cfg, uint64_t c)
+{
+    uint64_t begin, end;
+    chunk_bounds(cfg, c, &begin, &end);
+    double sum = 0;
+    for (uint64_t u = begin; u < end; u++)
+        sum += cfg->costs[u];
+    return sum;
+}
+
+/* Takes the next sample chunk to start, under the lock: none once the
+ * sample is used up or the stop flag is raised, and, once every thread
+ * has had one, none that would run past the sample's time (estimate.h),
+ * judged from the chunks finished so far.  Returns its index in the
+ * sample, or -1. */
 static int64_t take(sample *s)
 {
     const nq_sample_config *cfg = s->cfg;
-    if (s->next >= s->count || (cfg->stop && atomic_load(cfg->stop)))
-        return -1;
-    const double now = nq_now();
-    const double expect =
-        s->cost_sum > 0 ? cfg->costs[s->units[s->next]] * s->time_sum / s->cost_sum : 0;
-    if (now + expect - s->t0 > NQ_ESTIMATE_BUDGET)
-        return -1;
-    s->started[s->next] = now;
-    return (int64_t)s->next++;
+    for (;;) {
+        if (s->next >= s->count || (cfg->stop && atomic_load(cfg->stop)))
+            return -1;
+        const double now = nq_now();
+        const double spc = s->cost_sum > 0 ? s->time_sum / s->cost_sum : 0;
+        const double expect = chunk_cost(cfg, s->chunks[s->next]) * spc;
+        double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
+        limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
+        limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
+        if (s->next >= (uint64_t)cfg->threads && now + expect - s->t0 > limit)
+            return -1;
+        /* A chunk another solver holds or finished is passed over. */
+        if (cfg->claim && !cfg->claim(cfg->user, s->chunks[s->next])) {
+            s->next++;
+            continue;
+        }
+        s->state[s->next] = (running){.started = now};
+        return (int64_t)s->next++;
+    }
 }
 
-/* One sampling thread: solves and times sample units until take() says no,
- * with its own scratch, zeroed as the engine contract asks. */
-static void sample_units(sample *s)
+/* Solves sample chunk i unit by unit with the thread's scratch, telling
+ * the state what runs (for the watchdog's bound).  Returns 1 and fills
+ * *sum, or 0 when the stop flag cut it short. */
+static int solve_chunk(sample *s, int64_t i, void *scratch, nq_counts *sum)
+{
+    const nq_sample_config *cfg = s->cfg;
+    const nq_job *job = cfg->job;
+    uint64_t begin, end;
+    chunk_bounds(cfg, s->chunks[i], &begin, &end);
+    *sum = (nq_counts){0, 0};
+    for (uint64_t u = begin; u < end; u++) {
+        if (u > begin && cfg->stop && atomic_load_explicit(cfg->stop, memory_order_relaxed))
+            return 0;
+        pthread_mutex_lock(&s->lock);
+        s->state[i].cost_unit = cfg->costs[u];
+        pthread_mutex_unlock(&s->lock);
+        nq_counts one;
+        job->ops->solve(job, u, &one, scratch);
+        nq_counts_add(sum, &one);
+        pthread_mutex_lock(&s->lock);
+        s->state[i].cost_done += cfg->costs[u];
+        s->state[i].cost_unit = 0;
+        pthread_mutex_unlock(&s->lock);
+    }
+    return 1;
+}
+
+/* One sampling thread: solves, times and hands on sample chunks until
+ * take() says no, with its own scratch, zeroed as the engine contract
+ * asks and kept from chunk to chunk as the pool keeps it. */
+static void sample_chunks(sample *s)
 {
     const nq_job *job = s->cfg->job;
     const size_t bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
@@ -131,34 +202,47 @@ static void sample_units(sample *s)
         pthread_mutex_unlock(&s->lock);
         if (i < 0)
             break;
-        nq_counts ignored;
-        job->ops->solve(job, s->units[i], &ignored, scratch);
+        nq_counts sum;
+        const int whole = solve_chunk(s, i, scratch, &sum);
         const double end = nq_now();
+        if (whole)
+            s->cfg->done(s->cfg->user, s->chunks[i], &sum);
+        else if (s->cfg->give_back)
+            s->cfg->give_back(s->cfg->user, s->chunks[i]);
+        uint64_t begin, last;
+        chunk_bounds(s->cfg, s->chunks[i], &begin, &last);
         pthread_mutex_lock(&s->lock);
-        s->time_sum += end - s->started[i];
-        s->cost_sum += s->cfg->costs[s->units[i]];
-        s->started[i] = -1;
-        s->finished++;
+        if (whole) {
+            s->time_sum += end - s->state[i].started;
+            s->cost_sum += s->state[i].cost_done;
+            s->finished++;
+            s->units += last - begin;
+        }
+        s->state[i].started = -1;
         pthread_mutex_unlock(&s->lock);
+        if (!whole)
+            break;
     }
     free(scratch);
 }
 
-/* The calibration so far, under the lock.  While units run, their time so
- * far is added to the finished units' (and their cost), a lower bound of
- * what they will take. */
+/* The calibration so far, under the lock.  While chunks run, their time
+ * so far is added to the finished chunks', and the cost of their units
+ * finished and of the unit running to the cost: a lower bound of the
+ * rate, since the running unit will take at least the time it has. */
 static nq_calibration snapshot(const sample *s, int complete)
 {
     const double now = nq_now();
     double time = s->time_sum, cost = s->cost_sum;
     for (uint64_t i = 0; i < s->next && !complete; i++)
-        if (s->started[i] >= 0) {
-            time += now - s->started[i];
-            cost += s->cfg->costs[s->units[i]];
+        if (s->state[i].started >= 0) {
+            time += now - s->state[i].started;
+            cost += s->state[i].cost_done + s->state[i].cost_unit;
         }
     return (nq_calibration){
         .seconds_per_cost = cost > 0 ? time / cost : 0,
-        .units = s->finished,
+        .chunks = s->finished,
+        .units = s->units,
         .seconds = now - s->t0,
         .complete = complete,
     };
@@ -220,7 +304,8 @@ static int start_watchdog(sample *s, pthread_t *thread)
 
 int nq_calibrate(const nq_sample_config *cfg, nq_calibration *out)
 {
-    if (!cfg || !out || !cfg->job || !cfg->costs || cfg->threads < 1 || cfg->chunk_units < 1)
+    if (!cfg || !out || !cfg->job || !cfg->costs || !cfg->done || cfg->threads < 1 ||
+        cfg->chunk_units < 1)
         return NQ_EINVAL_ARG;
     memset(out, 0, sizeof *out);
     sample s = {.cfg = cfg};
@@ -233,7 +318,7 @@ int nq_calibrate(const nq_sample_config *cfg, nq_calibration *out)
 #ifdef _OPENMP
 #pragma omp parallel num_threads(cfg->threads)
 #endif
-        sample_units(&s);
+        sample_chunks(&s);
         pthread_mutex_lock(&s.lock);
         s.over = 1;
         *out = snapshot(&s, 1);
@@ -246,8 +331,8 @@ int nq_calibrate(const nq_sample_config *cfg, nq_calibration *out)
         }
         pthread_mutex_destroy(&s.lock);
     }
-    free(s.units);
-    free(s.started);
+    free(s.chunks);
+    free(s.state);
     return ret;
 }
 

@@ -19,6 +19,7 @@ struct nq_ledger {
     nq_journal *journal;
     unsigned char *resumed;  /* finished at the start; never changes */
     uint64_t units_resumed;
+    nq_counts counts_resumed;
     atomic_uint_fast64_t units_done;
 
     pthread_mutex_t lock;    /* guards everything below */
@@ -61,7 +62,7 @@ int nq_ledger_create(nq_ledger **out, uint64_t units, uint64_t chunk_units, nq_j
                 l->state[c] = CHUNK_FINISHED;
                 l->finished++;
             }
-        l->counts = nq_journal_resumed_counts(journal);
+        l->counts = l->counts_resumed = nq_journal_resumed_counts(journal);
         l->units_resumed = nq_journal_resumed_units(journal);
     }
     atomic_init(&l->units_done, l->units_resumed);
@@ -106,6 +107,16 @@ const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l)
     return l->resumed;
 }
 
+int nq_ledger_finished(nq_ledger *l, uint64_t c)
+{
+    if (c >= l->chunks)
+        return 0;
+    pthread_mutex_lock(&l->lock);
+    const int done = l->state[c] == CHUNK_FINISHED;
+    pthread_mutex_unlock(&l->lock);
+    return done;
+}
+
 int nq_ledger_take(nq_ledger *l, uint64_t *chunk)
 {
     int got = 0;
@@ -126,6 +137,18 @@ int nq_ledger_take(nq_ledger *l, uint64_t *chunk)
     }
     if (got)
         l->state[*chunk] = CHUNK_OUT;
+    pthread_mutex_unlock(&l->lock);
+    return got;
+}
+
+int nq_ledger_claim(nq_ledger *l, uint64_t c)
+{
+    int got = 0;
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed && c < l->chunks && l->state[c] == CHUNK_WAITING) {
+        l->state[c] = CHUNK_OUT;
+        got = 1;
+    }
     pthread_mutex_unlock(&l->lock);
     return got;
 }
@@ -184,12 +207,18 @@ int nq_ledger_finish_checked(nq_ledger *l, uint64_t c, const nq_counts *counts)
     return finish(l, c, counts, 1);
 }
 
-nq_counts nq_ledger_counts(nq_ledger *l)
+nq_counts nq_ledger_counts(const nq_ledger *cl)
 {
+    nq_ledger *l = (nq_ledger *)cl; /* the lock is not the ledger's state */
     pthread_mutex_lock(&l->lock);
     nq_counts c = l->counts;
     pthread_mutex_unlock(&l->lock);
     return c;
+}
+
+nq_counts nq_ledger_counts_resumed(const nq_ledger *l)
+{
+    return l->counts_resumed;
 }
 
 uint64_t nq_ledger_units_done(const nq_ledger *l)

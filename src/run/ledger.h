@@ -38,9 +38,16 @@ uint64_t nq_ledger_chunk_size(const nq_ledger *l, uint64_t c);
  * journal): chunk c needs no solving when flags[c] != 0.  Never changes. */
 const unsigned char *nq_ledger_resumed_flags(const nq_ledger *l);
 
+/* 1 when chunk c is finished (resumed, or reported since), else 0. */
+int nq_ledger_finished(nq_ledger *l, uint64_t c);
+
 /* Hands out the next chunk that is neither finished nor out: sets *chunk
  * and returns 1, or returns 0 when none is left or the ledger is closed. */
 int nq_ledger_take(nq_ledger *l, uint64_t *chunk);
+
+/* Hands out chunk c itself when it is neither finished nor out: returns
+ * 1 (it is out, as nq_ledger_take() would leave it), else 0. */
+int nq_ledger_claim(nq_ledger *l, uint64_t c);
 
 /* Puts a chunk that was handed out but not finished back in line (its
  * solver stopped or vanished); it goes out again before any new one. */
@@ -59,7 +66,10 @@ int nq_ledger_finish(nq_ledger *l, uint64_t c, const nq_counts *counts);
 int nq_ledger_finish_checked(nq_ledger *l, uint64_t c, const nq_counts *counts);
 
 /* The sums of every finished chunk, resumed ones included. */
-nq_counts nq_ledger_counts(nq_ledger *l);
+nq_counts nq_ledger_counts(const nq_ledger *l);
+
+/* The sums of the chunks resumed from the journal (zero without one). */
+nq_counts nq_ledger_counts_resumed(const nq_ledger *l);
 
 /* Units finished, resumed ones included; cheap, for progress reports. */
 uint64_t nq_ledger_units_done(const nq_ledger *l);

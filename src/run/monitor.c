@@ -26,6 +26,7 @@ struct nq_monitor {
     int quit;
     int posted;           /* an estimate waits to be handed on */
     nq_estimate estimate;
+    double calibrated;    /* seconds of the latest calibrated estimate, or -1 */
     double tick;
     double last_report;
     int work_seen;        /* the ledger's work fraction was known at... */
@@ -48,6 +49,9 @@ static void report(nq_monitor *m, int final)
     const uint64_t mine = p.units_done - p.units_resumed;
     p.rate = p.elapsed > 0 ? (double)mine / p.elapsed : 0;
     p.work_fraction = nq_ledger_work_fraction(m->cfg.ledger);
+    p.total_done = nq_ledger_counts(m->cfg.ledger).total;
+    const nq_u128 mine_total = p.total_done - nq_ledger_counts_resumed(m->cfg.ledger).total;
+    p.total_rate = p.elapsed > 0 ? (double)mine_total / p.elapsed : 0;
     if (p.units_done >= p.units_total) {
         p.eta = 0;
     } else if (p.work_fraction >= 0) {
@@ -63,6 +67,13 @@ static void report(nq_monitor *m, int final)
     } else {
         p.eta = p.rate > 0 ? (double)(p.units_total - p.units_done) / p.rate : -1;
     }
+    /* No pace yet (the first chunks are still running): the calibrated
+     * estimate's time left, so the ETA agrees with it from the start. */
+    pthread_mutex_lock(&m->lock);
+    const double calibrated = m->calibrated;
+    pthread_mutex_unlock(&m->lock);
+    if (p.eta < 0 && calibrated >= 0)
+        p.eta = calibrated > p.elapsed ? calibrated - p.elapsed : 0;
     m->last_report = now;
     m->cfg.progress(&p, m->cfg.progress_user);
 }
@@ -72,6 +83,8 @@ void nq_monitor_post_estimate(nq_monitor *m, const nq_estimate *e)
     pthread_mutex_lock(&m->lock);
     m->estimate = *e;
     m->posted = 1;
+    if (!e->at_least)
+        m->calibrated = e->seconds;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -141,6 +154,7 @@ int nq_monitor_start(nq_monitor **out, const nq_monitor_config *config)
     if (!m)
         return NQ_ENOMEM;
     m->cfg = *config;
+    m->calibrated = -1;
     m->tick = MONITOR_TICK;
     if (m->cfg.progress && m->cfg.progress_interval < m->tick)
         m->tick = m->cfg.progress_interval > MONITOR_MIN_TICK ? m->cfg.progress_interval

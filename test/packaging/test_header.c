@@ -3,8 +3,10 @@
  * version macros name the library it ships with, and the nq_u128 accessors
  * that foreign-function interfaces use give back every bit of a count.
  *
- * Also the progress snapshot's work_fraction, which the header added
- * after the first release: -1 without an estimate, else rising to 1.
+ * Also the progress snapshot's work_fraction and total_done, which the
+ * header added after the first release: work_fraction -1 without an
+ * estimate, else rising to 1; total_done, read through the accessors as an
+ * FFI caller reads it, never falling and the exact total at the end.
  *
  * Run as `test_header VERSION` with meson's project version, so the header,
  * nq_version() and meson.build cannot drift apart: a release that raises
@@ -51,8 +53,9 @@ static void check_u128(uint64_t high, uint64_t low, const char *decimal)
 
 /* What the progress callback saw of work_fraction. */
 typedef struct progress_seen {
-    int calls, finals, falls;
+    int calls, finals, falls, total_falls;
     double last, final_fraction;
+    uint64_t last_total, final_total;
 } progress_seen;
 
 static void on_progress(const nq_progress *p, void *user)
@@ -61,9 +64,14 @@ static void on_progress(const nq_progress *p, void *user)
     if (seen->calls++ && p->work_fraction < seen->last)
         seen->falls++;
     seen->last = p->work_fraction;
+    const uint64_t total = nq_u128_low(&p->total_done);
+    if (nq_u128_high(&p->total_done) != 0 || total < seen->last_total)
+        seen->total_falls++;
+    seen->last_total = total;
     if (p->final) {
         seen->finals++;
         seen->final_fraction = p->work_fraction;
+        seen->final_total = total;
     }
 }
 
@@ -90,6 +98,8 @@ static void check_work_fraction(int with_estimate)
         s.estimate = on_estimate;
     check(nq_count(&s, &r) == 0 && nq_u128_low(&r.total) == 73712, "N=13 with progress");
     check(seen.finals == 1, "one final progress report");
+    check(seen.final_total == 73712, "total_done ends at the total");
+    check(seen.total_falls == 0, "total_done never falls");
     if (with_estimate) {
         check(seen.final_fraction == 1.0, "work_fraction ends at 1 with an estimate");
         check(seen.falls == 0, "work_fraction never falls");

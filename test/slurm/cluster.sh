@@ -136,8 +136,8 @@ EOF
 
     # Ready when the node is idle (it registers within a second or two;
     # 60 s allows for a loaded machine).
-    local i state=
-    for i in $(seq 1 120); do
+    local state=
+    for _ in $(seq 1 120); do
         state=$(sinfo -h -N -o '%t' 2>/dev/null | head -n 1) || true
         [ "$state" = idle ] && break
         sleep 0.5
@@ -153,12 +153,12 @@ EOF
 # Sends SIGTERM to the process whose pid is in FILE and waits for it to end
 # (SIGKILL after 10 s).  A pid file whose process is gone is ignored.
 stop_pidfile() {
-    local file=$1 pid i
+    local file=$1 pid
     [ -s "$file" ] || return 0
     pid=$(cat "$file")
     kill -0 "$pid" 2>/dev/null || return 0
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         kill -0 "$pid" 2>/dev/null || return 0
         sleep 0.1
     done

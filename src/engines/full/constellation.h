@@ -9,7 +9,9 @@
  *   full.c           what the engine counts and why that is right; its ops
  *   constellation.c  listing one constellation per orbit and orienting it
  *   plan.c           the unit list, its order and the units' cost estimates
- *   search.c         solving a unit: the fast count and the explicit paths
+ *   search.c         solving a unit: the explicit paths, and the fast count
+ *                    through the kernel table (kernels.h, kernels.c)
+ *   count_kernel.c   the fast count, compiled once per kernel level
  */
 #ifndef NQ_ENGINES_FULL_CONSTELLATION_H
 #define NQ_ENGINES_FULL_CONSTELLATION_H

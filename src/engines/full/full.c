@@ -39,9 +39,9 @@
  * constellations (border queens would fill every row) and are enumerated
  * explicitly in one unit.
  *
- * The inner search is portable C; a build targeting AVX-512 finishes its
- * last four levels in one vector pass (x86/full_avx512.h, see full_finish()
- * in search.c).  This file holds the engine's ops and its test hook; the
+ * The inner search is portable C, compiled once per kernel level
+ * (count_kernel.c); the AVX-512 copy finishes the last four levels in one
+ * vector pass (x86/full_avx512.h).  This file holds the engine's ops and its test hook; the
  * work is in constellation.c, plan.c and search.c (constellation.h says
  * which does what).
  */

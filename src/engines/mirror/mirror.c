@@ -1,6 +1,7 @@
 /*
  * mirror.c - the mirror engine: mirror-symmetric subproblems solved by the
- * pool with the iterative kernel (core/search.h).
+ * pool with the iterative kernel (core/search.h), in the copy of this
+ * process's kernel level (kernels.h).
  *
  * The first split_depth rows are expanded (subproblem.c); each subproblem is
  * one unit.  The automatic split depth is chosen with the scheduling model
@@ -15,6 +16,7 @@
 
 #include "core/search.h"
 #include "engines/engines.h"
+#include "engines/mirror/kernels.h"
 #include "engines/mirror/probe.h"
 #include "engines/mirror/subproblem.h"
 #include "run/model.h"
@@ -142,8 +144,8 @@ static void mirror_solve(const nq_job *job, uint64_t unit, nq_counts *out, void 
 {
     (void)scratch;
     const nq_subproblem *sp = &((const nq_subproblem *)job->plan)[unit];
-    uint64_t count = nq_search_count(job->n - sp->row, sp->cols, sp->diag_left,
-                                     sp->diag_right);
+    uint64_t count = nq_mirror_kernels_in_use()->count(job->n - sp->row, sp->cols,
+                                                       sp->diag_left, sp->diag_right);
     out->total = (nq_u128)count * sp->weight;
     out->unique = 0;
 }

@@ -7,8 +7,8 @@
  * placement holds its own rows, the two take complementary column sets),
  * so only diagonals are tested: the conflict word of each placement holds
  * both diagonal families in the north quarter's frame, and one AND tests a
- * pair.  The pairing loop (pair_group) is the hot one; its vector form is
- * chosen in half_kernels.h.
+ * pair.  The pairing loop, the hot one, is in half_kernel.c: compiled once
+ * per kernel level (core/kernel.h), picked in kernels.c.
  */
 #include "engines/mitm/mitm_plan.h"
 
@@ -99,100 +99,4 @@ void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
     it->cols = (UINT32_C(1) << it->k) - 1;
     it->next_i = 0;
     it->done = 0;
-}
-
-/* Moves to the next k-subset of the h columns, or marks the walk done. */
-static void half_next_cols(half_iter *it, int h)
-{
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    if (it->k == 0 || it->cols >= (hm & ~(hm >> it->k))) { /* top k bits: last subset */
-        it->done = 1;
-        return;
-    }
-    it->cols = nq_next_same_popcount(it->cols);
-    it->next_i = 0;
-}
-
-/*
- * Hot loop: pairs one placement, with conflict word cw and signature sig,
- * with each of the ns placements of a group of the other quarter, writing
- * sig | group_sig[j] to out for each j whose conflict word misses cw and
- * whose signature misses `avoid`, packed; returns how many.  Rows and
- * columns are disjoint by construction, so one AND tests both diagonal
- * families; the test is symmetric, so either quarter may be the group.
- * out needs ns + 1 slots.
- */
-static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
-                                const uint64_t *group_sig, size_t ns, uint64_t avoid,
-                                uint64_t *out)
-{
-#ifdef NQ_HALF_AVX512
-    return nq_pair_group_avx512(cw, sig, group_cw, group_sig, ns, avoid, out);
-#else
-    size_t count = 0;
-    /* Branch-free: always write, advance only when compatible. */
-    for (size_t j = 0; j < ns; j++) {
-        out[count] = sig | group_sig[j];
-        count += ((cw & group_cw[j]) | (avoid & group_sig[j])) == 0;
-    }
-    return count;
-#endif
-}
-
-/*
- * Writes the signatures (ORed with sig_or) of the side's next half-boards
- * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
- * how many; fewer than all only when out is full, and then it->done stays 0
- * and the next call resumes.  A half-board is a placement of the north
- * slice and one of the south slice over complementary subsets of `avail`,
- * not attacking each other, neither having a signature bit of `avoid`.
- * The slices hold only placements that miss the queens placed beforehand
- * (quarter_slice.h); `avoid` holds the diagonals of one more such queen
- * when a side is built for several of them (see mitm_solve).
- */
-size_t nq_mitm_half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint64_t *out,
-                         size_t cap)
-{
-    const nq_quarter_slice *north = it->north, *south = it->south;
-    const uint64_t avoid = it->avoid;
-    size_t count = 0;
-    while (!it->done) {
-        if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
-            half_next_cols(it, p->h);
-            continue;
-        }
-        const uint32_t south_cols = it->avail & ~it->cols;
-        const size_t ns = south->size[south_cols];
-        const size_t nn = ns ? north->size[it->cols] : 0;
-        if (it->next_i < nn) {
-            const uint64_t *south_cw = south->cw + south->first[south_cols];
-            const uint64_t *south_sig = south->sig + south->first[south_cols];
-            const uint64_t *north_cw = north->cw + north->first[it->cols];
-            const uint64_t *north_sig = north->sig + north->first[it->cols];
-            /* Few south placements, many north ones, all pairs fit: the
-             * pairing is symmetric, so loop over the south group outside
-             * and fill whole vectors with north placements inside. */
-            if (it->next_i == 0 && ns < nn && nn * ns <= cap - count) {
-                for (size_t j = 0; j < ns; j++)
-                    if (!(south_sig[j] & avoid))
-                        count += pair_group(south_cw[j], south_sig[j] | sig_or, north_cw,
-                                            north_sig, nn, avoid, out + count);
-                half_next_cols(it, p->h);
-                continue;
-            }
-            /* The north placements whose pairs surely fit: at most ns each. */
-            const size_t fit = (cap - count) / ns;
-            const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
-            for (size_t i = it->next_i; i < end; i++)
-                if (!(north_sig[i] & avoid))
-                    count += pair_group(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
-                                        ns, avoid, out + count);
-            if (end < nn) { /* full: resume at the first north placement left */
-                it->next_i = (uint32_t)end;
-                return count;
-            }
-        }
-        half_next_cols(it, p->h);
-    }
-    return count;
 }

@@ -1,13 +1,12 @@
 /*
- * join_kernels.c - the join's portable kernel and the one place where the
- * join's kernel is chosen, at run time (see join_kernels.h).
+ * join_kernels.c - the join's portable kernel (see join_kernels.h; the
+ * engine's kernels.c picks a kernel by the process's kernel level).
  *
  * The portable kernel works on 64-bit words: a scalar transpose of the
  * block, tables built entry by entry, and per query one AND per chunk on
  * each of a block's eight words.  The x86-64 kernels (x86/) are compiled
- * into every x86-64 build, each function for its own instruction set, and
- * the table below picks by what the CPU supports, so a portable build runs
- * the fastest one the machine has.
+ * into every x86-64 build, each function for its own instruction set, so
+ * a portable build runs the fastest one the machine has.
  */
 #include <string.h>
 
@@ -54,8 +53,8 @@ block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, in
     return total;
 }
 
-static uint64_t queries_scalar(const nq_join_scratch *js, const uint64_t *q,
-                               const nq_join_run *runs, size_t nruns, int nch, int cbits)
+uint64_t nq_join_queries_portable(const nq_join_scratch *js, const uint64_t *q,
+                                  const nq_join_run *runs, size_t nruns, int nch, int cbits)
 {
     NQ_JOIN_SPECIALIZE(block_queries_scalar);
 }
@@ -63,7 +62,7 @@ static uint64_t queries_scalar(const nq_join_scratch *js, const uint64_t *q,
 /* The portable tables (nq_join_build_fn): the scalar transpose, then each
  * entry from a smaller one: v is (v with its lowest bit cleared) plus that
  * bit, so reuse that entry and remove the members having the extra bit. */
-static void build_portable(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
+void nq_join_build_portable(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
 {
     transpose_scalar(js, b, len, nch * cbits);
     uint64_t live[NQ_JOIN_WORDS];
@@ -84,62 +83,3 @@ static void build_portable(nq_join_scratch *js, const uint64_t *b, size_t len, i
     }
 }
 
-
-/* The dispatch point: each kernel's loops, indexed by kernel.  A kernel
- * this build lacks keeps NULL entries; nq_join_kernel_in_use() never
- * returns it. */
-static const nq_join_loops kernel_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
-    [NQ_JOIN_KERNEL_SCALAR] = {build_portable, queries_scalar},
-#ifdef NQ_JOIN_X86
-    [NQ_JOIN_KERNEL_AVX2] = {build_portable, nq_join_queries_avx2},
-    [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
-#endif
-};
-
-int nq_join_kernel_supported(enum nq_join_kernel kernel)
-{
-    switch (kernel) {
-    case NQ_JOIN_KERNEL_SCALAR:
-        return 1;
-#ifdef NQ_JOIN_X86
-    case NQ_JOIN_KERNEL_AVX2:
-        return __builtin_cpu_supports("avx2");
-    case NQ_JOIN_KERNEL_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni") &&
-               __builtin_cpu_supports("avx512vpopcntdq");
-#endif
-    default:
-        return 0;
-    }
-}
-
-/* The kernel joins run with: -1 until the first join picks the best this
- * CPU supports.  Relaxed atomics: every thread that races to pick it
- * stores the same value. */
-static int join_kernel = -1;
-
-enum nq_join_kernel nq_join_kernel_in_use(void)
-{
-    int k = __atomic_load_n(&join_kernel, __ATOMIC_RELAXED);
-    if (k < 0) {
-        k = nq_join_kernel_supported(NQ_JOIN_KERNEL_AVX512) ? NQ_JOIN_KERNEL_AVX512
-            : nq_join_kernel_supported(NQ_JOIN_KERNEL_AVX2) ? NQ_JOIN_KERNEL_AVX2
-                                                            : NQ_JOIN_KERNEL_SCALAR;
-        __atomic_store_n(&join_kernel, k, __ATOMIC_RELAXED);
-    }
-    return (enum nq_join_kernel)k;
-}
-
-int nq_join_use_kernel(enum nq_join_kernel kernel)
-{
-    if (!nq_join_kernel_supported(kernel))
-        return -1;
-    __atomic_store_n(&join_kernel, (int)kernel, __ATOMIC_RELAXED);
-    return 0;
-}
-
-const nq_join_loops *nq_join_loops_in_use(void)
-{
-    return &kernel_loops[nq_join_kernel_in_use()];
-}

@@ -3,11 +3,11 @@
  * tables and the query loop over its runs, as each architecture implements
  * them (see join.c for the method).
  *
- * join_kernels.c holds the portable versions and the one table that picks
- * a kernel's pair; x86/join_avx2.c and x86/join_avx512.c hold the
- * vector ones, each compiled for its own instruction set (a target
- * attribute on every function), so any x86-64 build carries them and the
- * CPU decides at run time.
+ * join_kernels.c holds the portable versions; x86/join_avx2.c and
+ * x86/join_avx512.c hold the vector ones, each compiled for its own
+ * instruction set (a target attribute on every function), so any x86-64
+ * build carries them.  The engine's kernels.c picks a kernel's pair by the
+ * process's kernel level (core/kernel.h), as it picks the sort's copy.
  */
 #ifndef NQ_JOIN_KERNELS_H
 #define NQ_JOIN_KERNELS_H
@@ -67,9 +67,11 @@ typedef struct nq_join_loops {
     nq_join_queries_fn *queries;
 } nq_join_loops;
 
-/* The loops of the kernel in use (nq_join_kernel_in_use). */
+/* The loops of the kernel in use (nq_join_kernel_in_use; kernels.c). */
 const nq_join_loops *nq_join_loops_in_use(void);
 
+nq_join_build_fn nq_join_build_portable;
+nq_join_queries_fn nq_join_queries_portable;
 #ifdef NQ_JOIN_X86
 nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;

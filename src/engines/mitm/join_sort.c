@@ -6,19 +6,22 @@
  * Two members whose keys share a bit cannot match, so a join over sorted
  * lists skips whole runs (join.c); the key takes the bits the most
  * sampled pairs share, best on top, so consecutive keys, and the members
- * of one block, agree on the bits that skip the most.  Each member's bits
- * are gathered (its tag) and cut (its stored signature) by pext where the
- * CPU has BMI2, and the tags eight members at a time by a bit shuffle
- * where it has AVX-512 BITALG; every x86-64 build carries those passes
- * (target attributes) and the first sort picks what the CPU runs, beside
- * the join's kernel (sort_passes), so a portable build sorts at native
- * speed.  Portable code gathers bit by bit.
+ * of one block, agree on the bits that skip the most.  A kernel source:
+ * compiled once per kernel level (core/kernel.h; mitm/kernels.c picks the
+ * copy), so BMI2's pext gathers the key bits where the level has it, and
+ * the AVX-512 copy gathers eight members' key and class bits with one bit
+ * shuffle (tags_avx512), inlined into the sort's first pass.
  */
 #include <string.h>
 
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
+
+#include "core/kernel.h"
 #include "engines/mitm/join.h"
 
-void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
+void NQ_KERNEL_FN(nq_join_sample_bits)(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
     const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
                           : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
@@ -31,8 +34,8 @@ void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
             count[__builtin_ctzll(x)]++;
 }
 
-void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
-                      nq_join_order *o)
+void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits,
+                                     int key_bits, nq_join_order *o)
 {
     int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
     o->key_mask = 0;
@@ -67,20 +70,8 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
     }
 }
 
-/* x86-64: the sort's passes also come compiled for BMI2 (pext) and AVX-512
- * BITALG, each function for its own instruction set through a target
- * attribute, so that a portable build sorts as fast as a native one. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SORT_X86 1
-#define TARGET_BMI2 __attribute__((target("bmi2")))
-#define TARGET_BITALG __attribute__((target("bmi2,avx512f,avx512bw,avx512bitalg")))
-#endif
-
-/* The bits of v under mask, packed into the low bits in their order, in
- * portable code (a build for a CPU with BMI2 gets pext from the compiler
- * here too). */
-static inline __attribute__((always_inline)) uint64_t gather_portable(uint64_t v, uint64_t mask)
+/* The bits of v under mask, packed into the low bits in their order. */
+static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
 {
 #ifdef __BMI2__
     return _pext_u64(v, mask);
@@ -92,19 +83,13 @@ static inline __attribute__((always_inline)) uint64_t gather_portable(uint64_t v
 #endif
 }
 
-#ifdef SORT_X86
-/* The same by one instruction; only for CPUs with BMI2. */
-TARGET_BMI2 static inline __attribute__((always_inline)) uint64_t gather_pext(uint64_t v,
-                                                                              uint64_t mask)
-{
-    return _pext_u64(v, mask);
-}
-#endif
-
 /* The sort works on four parts of the list at once, each with its own
  * counters: members in a row of one bucket would otherwise wait on each
  * other's counter updates (store to load), as a bucket holds many. */
 #define SORT_PARTS 4
+
+/* Members ahead of the one the scatter writes whose slot it prefetches. */
+#define SCATTER_AHEAD 16
 
 /* A member's tag, kept in the tag array while it is sorted: its key (low
  * key_bits bits) and above it its two class bits as they stand.  A bucket
@@ -113,89 +98,16 @@ TARGET_BMI2 static inline __attribute__((always_inline)) uint64_t gather_pext(ui
  * reads the list (a quarter of the bytes written back). */
 #define TAG_VALUES (4 * NQ_JOIN_KEYS_MAX)
 
-typedef uint64_t gather_fn(uint64_t v, uint64_t mask);
-
-/* The sort's two passes over the list, each an always-inline loop around
- * `gather`, made into one function per instruction set below (a constant
- * gather inlines into each). */
-
-/* The tags of members from .. part - 1 of each of the four parts of
- * src[0 .. n) (the parts start part apart, the members past the fourth go
- * with it) into tag[], counted into count[part]. */
-static inline __attribute__((always_inline)) void
-tags_loop(const uint64_t *src, size_t n, size_t part, size_t from, const nq_join_order *o,
-          uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES], gather_fn *gather)
+static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
 {
-    const int kb = o->key_bits;
-#define TAG_OF(v) ((uint16_t)(o->key_of[gather((v), o->key_mask)] | gather((v), o->class_mask) << kb))
-    for (size_t j = from; j < part; j++)
-        for (int p = 0; p < SORT_PARTS; p++)
-            count[p][tag[p * part + j] = TAG_OF(src[p * part + j])]++;
-    for (size_t i = SORT_PARTS * part; i < n; i++)
-        count[SORT_PARTS - 1][tag[i] = TAG_OF(src[i])]++;
-#undef TAG_OF
+    return (uint16_t)(o->key_of[gather_bits(v, o->key_mask)] |
+                      gather_bits(v, o->class_mask) << o->key_bits);
 }
 
-/* Members ahead of the one written whose slot the scatter prefetches. */
-#define SCATTER_AHEAD 16
-
-/* Each member of src[0 .. n), cut to the bits of keep, to its slot: the
- * next slot count[part][tag] of its part and tag.  A long list's slots
- * lie in more streams (buckets times parts) than the hardware prefetcher
- * follows, and each first write to a line would wait for it from memory;
- * so each member's slot line is asked for SCATTER_AHEAD members before
- * (for writing).  The slot may have moved on by then (the bucket filled
- * a little more), but it mostly stays on the same line; a prefetch never
- * faults, whatever the address. */
-static inline __attribute__((always_inline)) void
-scatter_loop(const uint64_t *src, size_t n, size_t part, uint64_t keep, const uint16_t *tag,
-             uint32_t count[SORT_PARTS][TAG_VALUES], uint64_t *dst, gather_fn *gather)
-{
-    const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
-    size_t j = 0;
-    for (; j < ahead; j++)
-        for (int p = 0; p < SORT_PARTS; p++) {
-            __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
-            dst[count[p][tag[p * part + j]]++] = gather(src[p * part + j], keep);
-        }
-    for (; j < part; j++)
-        for (int p = 0; p < SORT_PARTS; p++)
-            dst[count[p][tag[p * part + j]]++] = gather(src[p * part + j], keep);
-    for (size_t i = SORT_PARTS * part; i < n; i++)
-        dst[count[SORT_PARTS - 1][tag[i]]++] = gather(src[i], keep);
-}
-
-static void tags_portable(const uint64_t *src, size_t n, size_t part, const nq_join_order *o,
-                          uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES])
-{
-    tags_loop(src, n, part, 0, o, tag, count, gather_portable);
-}
-
-static void scatter_portable(const uint64_t *src, size_t n, size_t part, uint64_t keep,
-                             const uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES],
-                             uint64_t *dst)
-{
-    scatter_loop(src, n, part, keep, tag, count, dst, gather_portable);
-}
-
-#ifdef SORT_X86
-TARGET_BMI2 static void tags_bmi2(const uint64_t *src, size_t n, size_t part,
-                                  const nq_join_order *o, uint16_t *tag,
-                                  uint32_t count[SORT_PARTS][TAG_VALUES])
-{
-    tags_loop(src, n, part, 0, o, tag, count, gather_pext);
-}
-
-TARGET_BMI2 static void scatter_bmi2(const uint64_t *src, size_t n, size_t part, uint64_t keep,
-                                     const uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES],
-                                     uint64_t *dst)
-{
-    scatter_loop(src, n, part, keep, tag, count, dst, gather_pext);
-}
-
+#if defined(__AVX512BITALG__) && defined(__AVX512BW__)
 /* The control of a bit shuffle that gathers signature bits pos[0 .. n)
  * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, and what
- * they gather is masked off (tags_bitalg). */
+ * they gather is masked off (tags_avx512). */
 static uint64_t shuffle_control(const uint8_t *pos, int n)
 {
     uint64_t control = UINT64_C(0x3f3f3f3f3f3f3f3f);
@@ -204,14 +116,13 @@ static uint64_t shuffle_control(const uint8_t *pos, int n)
     return control;
 }
 
-/* tags_bmi2 for keys of at most 8 bits, eight members at a time:
- * vpshufbitqmb gathers the key bits of eight members into one byte each
- * of a 64-bit mask, and a second one their class bits; the tags are
- * counted four parts interleaved, and the members left over (fewer than
- * eight a part) go through pext. */
-TARGET_BITALG static void tags_bitalg(const uint64_t *src, size_t n, size_t part,
-                                      const nq_join_order *o, uint16_t *tag,
-                                      uint32_t count[SORT_PARTS][TAG_VALUES])
+/* The tags of src[0 .. 8k) of each of the four parts of length part (the
+ * parts start part apart) into tag[], counted, for keys of at most 8 bits:
+ * vpshufbitqmb gathers the key bits of eight members into one byte each of
+ * a 64-bit mask, and a second one their class bits; the tags are counted
+ * four parts interleaved.  Returns 8k. */
+static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order *o, uint16_t *tag,
+                          uint32_t count[SORT_PARTS][TAG_VALUES])
 {
     uint8_t class_pos[2] = {63, 63}, nclass = 0;
     for (uint64_t m = o->class_mask; m; m &= m - 1) /* m & (m - 1): the next set bit */
@@ -239,44 +150,12 @@ TARGET_BITALG static void tags_bitalg(const uint64_t *src, size_t n, size_t part
             for (int p = 0; p < SORT_PARTS; p++)
                 count[p][(keys[p] >> 8 * l & 0xff) | (classes[p] >> 8 * l & 0xff) << kb]++;
     }
-    tags_loop(src, n, part, whole, o, tag, count, gather_pext);
+    return whole;
 }
 #endif
 
-/* The passes this CPU runs, chosen at the first sort.  Relaxed atomics:
- * every thread that races to choose stores the same values. */
-typedef void tags_fn(const uint64_t *src, size_t n, size_t part, const nq_join_order *o,
-                     uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES]);
-typedef void scatter_fn(const uint64_t *src, size_t n, size_t part, uint64_t keep,
-                        const uint16_t *tag, uint32_t count[SORT_PARTS][TAG_VALUES],
-                        uint64_t *dst);
-
-/* The passes for the join's kernel in use (nq_join_kernel_in_use), so
- * that forcing a kernel, as the tests do for each in turn, runs the sort
- * that goes with it: pext beside the AVX2 and AVX-512 kernels, the bit
- * shuffle too beside AVX-512 where the CPU has BITALG, portable code
- * beside the scalar kernel (or where the CPU lacks BMI2). */
-static void sort_passes(int key_bits, tags_fn **tags, scatter_fn **scatter)
-{
-    *tags = tags_portable;
-    *scatter = scatter_portable;
-#ifdef SORT_X86
-    const enum nq_join_kernel kernel = nq_join_kernel_in_use();
-    if (kernel == NQ_JOIN_KERNEL_SCALAR || !__builtin_cpu_supports("bmi2"))
-        return;
-    *tags = tags_bmi2;
-    *scatter = scatter_bmi2;
-    /* tags_bitalg holds a key in a byte */
-    if (kernel == NQ_JOIN_KERNEL_AVX512 && key_bits <= 8 && __builtin_cpu_supports("avx512bitalg") &&
-        __builtin_cpu_supports("avx512bw"))
-        *tags = tags_bitalg;
-#else
-    (void)key_bits;
-#endif
-}
-
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
-                  uint64_t *dst, nq_join_list *out)
+void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o,
+                                 uint16_t *tag, uint64_t *dst, nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
@@ -284,21 +163,27 @@ void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_
     uint32_t count[SORT_PARTS][TAG_VALUES];
     for (int p = 0; p < SORT_PARTS; p++)
         memset(count[p], 0, 4 * keys * sizeof count[p][0]);
-    tags_fn *tags;
-    scatter_fn *scatter;
-    sort_passes(kb, &tags, &scatter);
-    tags(src, n, part, o, tag, count);
+    size_t j = 0;
+#if defined(__AVX512BITALG__) && defined(__AVX512BW__)
+    if (kb <= 8)
+        j = tags_avx512(src, part, o, tag, count);
+#endif
+    for (; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            count[p][tag[p * part + j] = tag_of(src[p * part + j], o)]++;
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o)]++;
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
     uint32_t sum = 0;
     for (uint32_t b = 0; b < NQ_JOIN_MAX_CLASSES * keys; b++) {
         const uint32_t c = b >> kb, k = b & (keys - 1);
-        const uint32_t bucket_tags[2] = {k | (c == 2 ? 3 : c) << kb, k | 2 << kb};
+        const uint32_t tags[2] = {k | (c == 2 ? 3 : c) << kb, k | 2 << kb};
         out->start[b] = sum;
         for (int i = 0; i < (c == 1 ? 2 : 1); i++)
             for (int p = 0; p < SORT_PARTS; p++) {
-                const uint32_t size = count[p][bucket_tags[i]];
-                count[p][bucket_tags[i]] = sum;
+                const uint32_t size = count[p][tags[i]];
+                count[p][tags[i]] = sum;
                 sum += size;
             }
     }
@@ -306,5 +191,23 @@ void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_
     out->sig = dst;
     out->len = n;
     out->key_bits = kb;
-    scatter(src, n, part, ~(o->class_mask | o->key_mask), tag, count, dst);
+    /* Each member, cut, to its slot.  A long list's buckets (times the
+     * parts) are more write streams than the hardware prefetcher follows,
+     * and each first write to a line would wait for it from memory, so the
+     * slot line of the member SCATTER_AHEAD on is asked for (for writing)
+     * first.  That slot may move on before the member comes (its bucket
+     * fills a little more), but mostly stays on the same line; a prefetch
+     * never faults, whatever the address. */
+    const uint64_t keep = ~(o->class_mask | o->key_mask);
+    const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
+    for (j = 0; j < ahead; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+        }
+    for (; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++)
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+    for (size_t i = SORT_PARTS * part; i < n; i++)
+        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], keep);
 }

@@ -103,6 +103,11 @@ typedef struct unit_join {
     uint64_t wp1, wp2;       /* pre-placed diagonals the west must avoid */
     size_t nw, ne;
     int west_whole;
+    /* West halves in batches: s->west still holds the first batch, built
+     * to find out whether they fit, and west_rest resumes after it, until
+     * the first join uses them (then every join walks the west anew). */
+    int west_first_kept;
+    half_iter west_rest;
     int keyed;               /* sorted by key bits too (long lists only) */
     int ordered;             /* order chosen (at the first join) */
     nq_join_order order;     /* how both sides are sorted for every join */
@@ -152,7 +157,10 @@ static int sorted_bits(const unit_join *u)
  * sorted into a free buffer: whole west halves go to `split` at the first
  * join, each east batch then to `west`, the buffer they left; otherwise
  * the east batch goes to `split`, and each west batch to the east buffer
- * it left. */
+ * it left.  West halves in batches are built anew for every east batch
+ * but the first, which takes the west batch that mitm_solve built to try
+ * whether they fit (so a unit whose east halves fit one batch, the usual
+ * case, builds each west half once). */
 static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
@@ -174,14 +182,17 @@ static void flush_east(unit_join *u)
             choose_order(u);
         nq_join_sort(s->east, u->ne, &u->order, s->tag, s->split, &east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
-        half_iter wi;
-        nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
-        while (!wi.done) {
-            u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
+        half_iter wi = u->west_rest;
+        if (!u->west_first_kept)
+            nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
+        for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
+            if (!kept)
+                u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
             nq_join_sort(s->west, u->nw, &u->order, s->tag, s->east, &west);
             u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u), s->js);
         }
+        u->west_first_kept = 0;
     }
     u->ne = 0;
 }
@@ -245,6 +256,8 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     nq_mitm_half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], hm, 0);
     u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);
     u.west_whole = wi.done; /* the usual case: all west halves fit */
+    u.west_first_kept = !u.west_whole;
+    u.west_rest = wi;
     if (u.nw == 0 && u.west_whole) {
         out->total = 0;
         return;

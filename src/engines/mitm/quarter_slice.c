@@ -3,7 +3,8 @@
  * quarter_slice.h).
  *
  * From the store, each group of the row set is filtered and converted in
- * one pass.  Without a store, two identical depth-first walks over the
+ * one pass: the engine's hot loop, in slice_kernel.c (compiled once per
+ * kernel level, picked in kernels.c).  Without a store, two identical depth-first walks over the
  * slice's rows: the first counts each column set's placements, the second
  * writes them in place after a prefix sum (as the store's build does, but
  * for one row set, so its counters stay in the L1 cache).  The walk never
@@ -12,6 +13,7 @@
  */
 #include <string.h>
 
+#include "engines/mitm/kernels.h"
 #include "engines/mitm/quarter_slice.h"
 
 /* Per side h, as walking every row set counts them: the most placements
@@ -73,70 +75,6 @@ void nq_quarter_slice_init(nq_quarter_slice *s, int h, size_t capacity, void *me
     s->size = s->first + ((size_t)1 << h);
 }
 
-/* The conflict word and signature of a placement with local diagonal masks
- * l1 (bit i + j) and l2 (bit i - j + h - 1) in frame f: both diagonal
- * families in the north quarter's frame, one per 32-bit half (bits that
- * pass 31 cannot meet a north diagonal, which end at 2h - 2 <= 30, and are
- * dropped), and the shared diagonals it occupies. */
-static inline void convert(const nq_quarter_frame *f, uint64_t l1, uint64_t l2, uint64_t *cw,
-                           uint64_t *sig)
-{
-    const uint64_t m = (UINT64_C(1) << f->shared_bits) - 1;
-    const uint64_t g1 = l1 << f->to_global1, g2 = l2 << f->to_global2;
-    *cw = ((l1 << f->to_north) & 0xffffffffu) | ((l2 << f->to_north) & 0xffffffffu) << 32;
-    *sig = (g1 >> f->to_shared & m) | (g2 >> f->to_shared & m) << f->shared_bits;
-}
-
-/* Keeps the placements of group g[0 .. len) that miss the pre-placed
- * queens' diagonals (f->p1, f->p2), writing each one's conflict word to cw
- * and signature to sig; returns how many were kept. */
-static size_t filter_group(const nq_quarter_frame *f, const uint64_t *g, uint32_t len,
-                           uint64_t *cw, uint64_t *sig)
-{
-#ifdef NQ_HALF_AVX512
-    return nq_filter_group_avx512(f, g, len, cw, sig);
-#else
-    size_t kept = 0;
-    for (uint32_t j = 0; j < len; j++) {
-        const uint64_t l1 = g[j] & 0xffffffffu, l2 = g[j] >> 32;
-        /* Always write, keep only when the pre-placed queens are missed. */
-        convert(f, l1, l2, &cw[kept], &sig[kept]);
-        kept += ((l1 << f->to_global1 & f->p1) | (l2 << f->to_global2 & f->p2)) == 0;
-    }
-    return kept;
-#endif
-}
-
-/* Next larger integer with the same number of set bits (Gosper's hack):
- * move the lowest block of ones' top bit up one, the rest to the bottom. */
-static uint32_t next_same_popcount(uint32_t x)
-{
-    const uint32_t low = x & (0u - x);
-    const uint32_t ripple = x + low;
-    return ripple | (((x ^ ripple) >> 2) / low);
-}
-
-/* The slice from the store: every column set of popcount(rows) columns, in
- * increasing order, its group filtered. */
-static void fill_from_store(nq_quarter_slice *s, const nq_quarter_store *qs, int h, uint32_t rows,
-                            const nq_quarter_frame *f)
-{
-    const int k = __builtin_popcount(rows);
-    const uint32_t last = ((UINT32_C(1) << k) - 1) << (h - k); /* the top k columns */
-    size_t at = 0;
-    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = next_same_popcount(cols)) {
-        const uint64_t *g;
-        const uint32_t len = nq_quarter_group(qs, rows, cols, &g);
-        const size_t kept = filter_group(f, g, len, s->cw + at, s->sig + at);
-        s->first[cols] = (uint32_t)at;
-        s->size[cols] = (uint32_t)kept;
-        at += kept;
-        if (cols == last)
-            break;
-    }
-    s->used = at;
-}
-
 /* The walk over the slice's rows: rows[0 .. k) in increasing order, the
  * columns each row's pre-placed queens attack, and what the leaves do. */
 typedef struct slice_walk {
@@ -157,7 +95,7 @@ static inline void visit(const slice_walk *w, uint32_t cols, uint64_t l1, uint64
         return;
     }
     const uint32_t at = w->s->first[cols]++;
-    convert(w->f, l1, l2, &w->s->cw[at], &w->s->sig[at]);
+    nq_quarter_convert(w->f, l1, l2, &w->s->cw[at], &w->s->sig[at]);
 }
 
 /*
@@ -230,7 +168,7 @@ static void fill_by_walking(nq_quarter_slice *s, int h, uint32_t rows, const nq_
     count_walk(&w, rows);
     if (w.k == 0) {
         s->first[0] = 0;
-        convert(f, 0, 0, &s->cw[0], &s->sig[0]);
+        nq_quarter_convert(f, 0, 0, &s->cw[0], &s->sig[0]);
         s->used = 1;
         return;
     }
@@ -252,7 +190,7 @@ void nq_quarter_slice_fill(nq_quarter_slice *s, const nq_quarter_store *qs, int 
     if (s->filled && s->rows == rows && s->p1 == f->p1 && s->p2 == f->p2)
         return;
     if (qs)
-        fill_from_store(s, qs, h, rows, f);
+        nq_quarter_slice_fill_store(s, qs, h, rows, f);
     else
         fill_by_walking(s, h, rows, f);
     s->filled = 1;

@@ -292,9 +292,11 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     p->shared_slices = !p->use_store;
     p->slice_cap = p->shared_slices ? nq_quarter_slice_pair_capacity(p->h)
                                     : nq_quarter_slice_capacity(p->h);
-    int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, job->threads) : 0;
+    /* This process's share of the job's threads (an MPI rank plans alone). */
+    const int threads = nq_local_threads(job->threads);
+    int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, threads) : 0;
     if (ret == 0)
-        ret = plan_units(p, t, job->threads);
+        ret = plan_units(p, t, threads);
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap, p->shared_slices);
@@ -420,12 +422,12 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
     if (!p->use_store && h > NQ_MITM_GROUPS_MAX_H)
         return NQ_EUNSUPPORTED;
     if (!p->use_store) {
-        g.table = table = count_groups(h, job->threads);
+        g.table = table = count_groups(h, nq_local_threads(job->threads));
         if (!table)
             return NQ_ENOMEM;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 256) num_threads(job->threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nq_local_threads(job->threads))
 #endif
     for (long u = 0; u < (long)job->units; u++) {
         nq_mitm_unit d;
@@ -478,6 +480,12 @@ size_t nq_mitm_memory_estimate(int n, int threads)
               : nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_pair_capacity(h), 1);
     /* The estimate hook's group counts, while the run's scratch exists. */
     const size_t groups = !store && h <= NQ_MITM_GROUPS_MAX_H ? group_table_bytes(h) : 0;
-    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups +
+    /* A run's duration estimate holds a cost per unit (a double) beside
+     * the scratch, even where the hook gives up.  Bounded without planning:
+     * at most one unit per E, and for odd N one per (b, E) besides. */
+    const uint64_t unit_bound =
+        central_binomial(h) + (n & 1 ? (uint64_t)(h - 1) * central_binomial(h) / 2 : 0);
+    const size_t costs = (size_t)(unit_bound + 1) * sizeof(double);
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups + costs +
            (size_t)(threads > 0 ? threads : 1) * scratch;
 }

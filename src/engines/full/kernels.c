@@ -1,0 +1,16 @@
+/*
+ * kernels.c - the one place where the full engine picks its kernel copies:
+ * by this process's kernel level (core/kernel.h).
+ */
+#include "engines/full/kernels.h"
+
+static const nq_full_kernels kernels[NQ_KERNEL_LEVELS] = {
+    [NQ_KERNEL_PORTABLE] = {nq_full_count_portable},
+    [NQ_KERNEL_AVX2] = {nq_full_count_avx2},
+    [NQ_KERNEL_AVX512] = {nq_full_count_avx512},
+};
+
+const nq_full_kernels *nq_full_kernels_in_use(void)
+{
+    return &kernels[nq_kernel_level_or_portable()];
+}

@@ -1,0 +1,107 @@
+/*
+ * kernels.c - the one place where the mitm engine picks its kernels, by
+ * this process's kernel level (core/kernel.h): the copies of its kernel
+ * sources (kernels.h) and the join's block loops (join_kernels.h).  Each
+ * call here is a whole slice, batch of half-boards, sort, or join, so the
+ * table is read once per such call, never inside its loops.
+ */
+#include "engines/mitm/join_kernels.h"
+#include "engines/mitm/kernels.h"
+
+/* The kernel sources' copies, per level. */
+typedef struct mitm_kernels {
+    nq_quarter_slice_fill_store_fn *fill_store;
+    nq_mitm_half_next_fn *half_next;
+    nq_join_sample_bits_fn *sample_bits;
+    nq_join_pick_key_fn *pick_key;
+    nq_join_sort_fn *sort;
+} mitm_kernels;
+
+/* One row per level: every kernel source's copy for that level. */
+#define MITM_KERNELS(level)                                                                        \
+    {                                                                                              \
+        NQ_KERNEL_CAT(nq_quarter_slice_fill_store, level),                                         \
+            NQ_KERNEL_CAT(nq_mitm_half_next, level), NQ_KERNEL_CAT(nq_join_sample_bits, level),    \
+            NQ_KERNEL_CAT(nq_join_pick_key, level), NQ_KERNEL_CAT(nq_join_sort, level)             \
+    }
+
+static const mitm_kernels copies[NQ_KERNEL_LEVELS] = {
+    [NQ_KERNEL_PORTABLE] = MITM_KERNELS(_portable),
+    [NQ_KERNEL_AVX2] = MITM_KERNELS(_avx2),
+    [NQ_KERNEL_AVX512] = MITM_KERNELS(_avx512),
+};
+
+static const mitm_kernels *in_use(void)
+{
+    return &copies[nq_kernel_level_or_portable()];
+}
+
+void nq_quarter_slice_fill_store(nq_quarter_slice *s, const nq_quarter_store *qs, int h,
+                                 uint32_t rows, const nq_quarter_frame *f)
+{
+    in_use()->fill_store(s, qs, h, rows, f);
+}
+
+size_t nq_mitm_half_next(const mitm_plan *p, half_iter *it, uint64_t sig_or, uint64_t *out,
+                         size_t cap)
+{
+    return in_use()->half_next(p, it, sig_or, out, cap);
+}
+
+void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
+{
+    in_use()->sample_bits(v, n, bits, count);
+}
+
+void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
+                      nq_join_order *o)
+{
+    in_use()->pick_key(count_a, count_b, bits, key_bits, o);
+}
+
+void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+                  uint64_t *dst, nq_join_list *out)
+{
+    in_use()->sort(src, n, o, tag, dst, out);
+}
+
+/* The join's block loops, per level (enum nq_join_kernel numbers its
+ * kernels as the levels).  Off x86-64 the vector kernels are not built,
+ * and those levels are never supported. */
+static const nq_join_loops join_loops[NQ_KERNEL_LEVELS] = {
+    [NQ_KERNEL_PORTABLE] = {nq_join_build_portable, nq_join_queries_portable},
+#ifdef NQ_JOIN_X86
+    [NQ_KERNEL_AVX2] = {nq_join_build_portable, nq_join_queries_avx2},
+    [NQ_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
+#endif
+};
+
+int nq_join_kernel_supported(enum nq_join_kernel kernel)
+{
+    return (int)kernel >= 0 && (int)kernel < NQ_KERNEL_LEVELS &&
+           nq_kernel_supported((enum nq_kernel_level)kernel) &&
+           join_loops[kernel].queries != NULL;
+}
+
+/* A kernel forced by nq_join_use_kernel() (tests), or -1: joins run the
+ * process's level.  Relaxed atomics: it is set between joins. */
+static int join_forced = -1;
+
+enum nq_join_kernel nq_join_kernel_in_use(void)
+{
+    const int k = __atomic_load_n(&join_forced, __ATOMIC_RELAXED);
+    return k >= 0 ? (enum nq_join_kernel)k : (enum nq_join_kernel)nq_kernel_level_or_portable();
+}
+
+int nq_join_use_kernel(enum nq_join_kernel kernel)
+{
+    if (!nq_join_kernel_supported(kernel))
+        return -1;
+    __atomic_store_n(&join_forced, (int)kernel, __ATOMIC_RELAXED);
+    return 0;
+}
+
+const nq_join_loops *nq_join_loops_in_use(void)
+{
+    return &join_loops[nq_join_kernel_in_use()];
+}
