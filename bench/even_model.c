@@ -111,6 +111,18 @@ static void halves(uint32_t rowmask, uint32_t cols, uint64_t bs, uint64_t bd, hl
     walk(rows, k, 0, cols, bs, bd, out);
 }
 
+/* Frees a thread's lists: e, w and, when not NULL, the three classes of
+ * each side. */
+static void free_lists(hlist *e, hlist *w, hlist *ec, hlist *wc)
+{
+    free(e->v);
+    free(w->v);
+    for (int k = 0; ec && k < 3; k++) {
+        free(ec[k].v);
+        free(wc[k].v);
+    }
+}
+
 /* Keeps the members of l with (has D) == want_d and (has A) == want_a
  * (-1: either), into out. */
 static void select_class(const hlist *l, int want_d, int want_a, hlist *out)
@@ -364,6 +376,7 @@ static cost even_today(int class0_only)
         }
 #pragma omp critical
         add(&tot, &c);
+        free_lists(&e, &w, ec, wc);
     }
     free(es);
     return tot;
@@ -399,6 +412,7 @@ static cost even_one(void)
             }
 #pragma omp critical
             add(&tot, &c);
+            free_lists(&e, &w, NULL, NULL);
         }
         free(es);
     }
@@ -463,6 +477,7 @@ static cost even_both(int ne_side, int gather)
                 }
 #pragma omp critical
                 add(&tot, &c);
+                free_lists(&e, &w, NULL, NULL);
             }
             free(es);
             continue;
@@ -494,6 +509,7 @@ static cost even_both(int ne_side, int gather)
                 }
 #pragma omp critical
                 add(&tot, &c);
+                free_lists(&e, &w, NULL, NULL);
             }
             free(es);
         }
@@ -596,6 +612,7 @@ static cost even_midrows(void)
                 }
 #pragma omp critical
                 add(&tot, &c);
+                free_lists(&e, &w, ec, wc);
             }
             free(es);
         }
@@ -703,6 +720,7 @@ static cost even_midrows_gathered(void)
             }
 #pragma omp critical
             add(&tot, &c);
+            free_lists(&e, &w, ec, wc);
         }
         free(es);
     }
@@ -743,6 +761,7 @@ static cost odd_today(void)
             }
 #pragma omp critical
             add(&tot, &c);
+            free_lists(&e, &w, NULL, NULL);
         }
         free(es);
     }
@@ -780,6 +799,7 @@ static cost odd_today(void)
             }
 #pragma omp critical
             add(&tot, &c);
+            free_lists(&e, &w, NULL, NULL);
         }
         free(es);
     }
