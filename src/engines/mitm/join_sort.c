@@ -88,6 +88,9 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
  * other's counter updates (store to load), as a bucket holds many. */
 #define SORT_PARTS 4
 
+/* Members ahead of the one the scatter writes whose slot it prefetches. */
+#define SCATTER_AHEAD 16
+
 /* A member's tag, kept in the tag array while it is sorted: its key (low
  * key_bits bits) and above it its two class bits as they stand.  A bucket
  * (class << key_bits | key) is one tag, or two for class 1 (either class
@@ -188,8 +191,21 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     out->sig = dst;
     out->len = n;
     out->key_bits = kb;
+    /* Each member, cut, to its slot.  A long list's buckets (times the
+     * parts) are more write streams than the hardware prefetcher follows,
+     * and each first write to a line would wait for it from memory, so the
+     * slot line of the member SCATTER_AHEAD on is asked for (for writing)
+     * first.  That slot may move on before the member comes (its bucket
+     * fills a little more), but mostly stays on the same line; a prefetch
+     * never faults, whatever the address. */
     const uint64_t keep = ~(o->class_mask | o->key_mask);
-    for (j = 0; j < part; j++)
+    const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
+    for (j = 0; j < ahead; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+        }
+    for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
             dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
     for (size_t i = SORT_PARTS * part; i < n; i++)

@@ -170,6 +170,8 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m512i members = mask ? _mm512_load_si512((const void *)mask) : _mm512_set1_epi64(-1);
     __m512i sum = _mm512_setzero_si512();
+    /* Two queries an iteration: one loop test and branch for both. */
+#pragma GCC unroll 2
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
         __m512i acc = _mm512_ternarylogic_epi64(
