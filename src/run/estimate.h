@@ -43,9 +43,8 @@
  * stretches of its list, unless its chunks take many seconds.  The
  * sample's work is not lost, so these bound how late the estimate comes,
  * not what it costs (the other ranks of nqueens-mpi count meanwhile); a
- * long run gets a bigger sample
- * (its chunks' costs and times vary as a short run's do, and more of them
- * narrow the calibration). */
+ * long run gets a bigger sample (its chunks' costs and times vary as a
+ * short run's do, and more of them narrow the calibration). */
 #define NQ_ESTIMATE_SAMPLE_TIME 2.0
 #define NQ_ESTIMATE_SAMPLE_TIME_MAX 20.0
 /* Size of the sample: NQ_ESTIMATE_SHARE of the chunks to solve, at least
