@@ -43,6 +43,24 @@ def run(*args, timeout=120):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def wait_stopped(pid, timeout=30):
+    """Waits until every thread of pid is stopped (state T): a SIGSTOP is
+    delivered asynchronously, and a thread may finish a write first."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        states = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except FileNotFoundError:
+                continue
+        if states and all(s in "tT" for s in states):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} did not stop")
+
+
 def read(path):
     with open(path, "rb") as f:
         return f.read()
@@ -264,6 +282,7 @@ class Failures(Base):
         self.wait_for_progress(first)
         first.send_signal(signal.SIGSTOP)  # so the journal holds still
         try:
+            wait_stopped(first.pid)
             before = read(self.journal)
             t = time.monotonic()
             p = run(*args)

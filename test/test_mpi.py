@@ -87,6 +87,24 @@ def ended(pid, limit):
     return False
 
 
+def wait_stopped(pid, timeout=30):
+    """Waits until every thread of pid is stopped (state T): a SIGSTOP is
+    delivered asynchronously, and a thread may finish a write first."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        states = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except FileNotFoundError:
+                continue
+        if states and all(s in "tT" for s in states):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} did not stop")
+
+
 def rank_pid(root, rank):
     """Pid of the nqueens-mpi process of MPI rank `rank` under root, or None."""
     for pid in descendants(root):
@@ -765,6 +783,7 @@ class Checkpoint(unittest.TestCase):
         try:
             self.assertIsNotNone(rank0)
             os.kill(rank0, signal.SIGSTOP)  # so the journal holds still
+            wait_stopped(rank0)
             with open(self.journal, "rb") as f:
                 before = f.read()
             p = subprocess.run([NQUEENS, "17", "-e", "mirror", "--split-depth", "4",
