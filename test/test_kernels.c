@@ -8,7 +8,7 @@
  * nq_kernel_name() and by every run; one it can must count N = 1..15 with
  * every engine that has kernels, the mitm sort and batches forced on small
  * boards, and whole mitm units of N = 16..18 as an independent search
- * counts them (reference/mitm_audit.h).
+ * counts them (reference/mitm_audit.h, through mitm_util.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,10 +21,9 @@
 
 #include "core/kernel.h"
 #include "count_util.h"
-#include "engines/mitm/mitm.h"
+#include "mitm_util.h"
 #include "nqueens/nqueens.h"
 #include "reference/known.h"
-#include "reference/mitm_audit.h"
 
 /* The level NQ_KERNEL names, -1 when it is unset or empty (the best one),
  * or -2 when it names none. */
@@ -105,17 +104,11 @@ static void test_mitm_paths(void **state)
     if (!counting())
         return;
     for (int n = NQ_MITM_MIN_N; n <= 15; n++) {
-        nq_settings s;
-        nq_job *job = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
         t.key_min = 0;
         t.batch_limit = 1;
-        assert_int_equal(nq_job_create(&job, &s), 0);
-        assert_int_equal(nq_mitm_replan(job, &t), 0);
+        nq_job *job = nq_test_mitm_job(n, 0, &t);
         nq_counts sum = {0, 0};
         assert_int_equal(nq_job_solve(job, 0, nq_job_units(job), 2, NULL, &sum), 0);
         if (sum.total != known_total[n])
@@ -132,31 +125,21 @@ static void test_mitm_units(void **state)
     if (!counting())
         return;
     for (int n = 16; n <= 18; n++) {
-        nq_settings s;
-        nq_job *job = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
-        assert_int_equal(nq_job_create(&job, &s), 0);
         for (int keyed = 0; keyed < 2; keyed++) {
             nq_mitm_tuning t;
             nq_mitm_default_tuning(&t);
             t.key_min = keyed ? 0 : SIZE_MAX;
-            assert_int_equal(nq_mitm_replan(job, &t), 0);
+            nq_job *job = nq_test_mitm_job(n, 0, &t);
             const uint64_t units = nq_job_units(job);
             for (uint64_t u = units / 7; u < units; u += units / 3) {
-                nq_mitm_unit desc;
-                nq_counts c;
-                assert_int_equal(nq_mitm_describe_unit(job, u, &desc), 0);
-                assert_int_equal(nq_job_solve_unit(job, u, &c), 0);
-                const nq_u128 expected = audit_unit_count(n, &desc);
-                if (c.total != expected)
+                nq_u128 engine, search;
+                if (!nq_test_audit_unit(job, n, u, &engine, &search))
                     fail_msg("n=%d unit %llu (%s): %llu, the search finds %llu", n,
                              (unsigned long long)u, keyed ? "keyed" : "unkeyed",
-                             (unsigned long long)c.total, (unsigned long long)expected);
+                             (unsigned long long)engine, (unsigned long long)search);
             }
+            nq_job_free(&job);
         }
-        nq_job_free(&job);
     }
 }
 

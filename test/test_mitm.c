@@ -15,11 +15,11 @@
 
 #include "count_util.h"
 #include "engines/mitm/join.h"
-#include "engines/mitm/mitm.h"
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
-#include "reference/known.h"
+#include "mitm_util.h"
 #include "nqueens/nqueens.h"
+#include "reference/known.h"
 
 static const int thread_counts[] = {1, 2, 3, 8};
 
@@ -123,12 +123,7 @@ static void test_unit_weights(void **state)
         assert_true(listed == known_total[n]);
         const uint64_t *predicted = n & 1 ? c.counts : c.weighted;
 
-        nq_settings s;
-        nq_job *job = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
-        assert_int_equal(nq_job_create(&job, &s), 0);
+        nq_job *job = nq_test_mitm_job(n, 0, NULL);
         nq_u128 weighted = 0;
         int differ = 0;
         for (uint64_t u = 0; u < nq_job_units(job); u++) {
@@ -174,21 +169,13 @@ typedef void (*mitm_knob)(nq_mitm_tuning *t, int way);
  * known total (larger n). */
 static void compare_ways(int n, mitm_knob knob, const char *way0, const char *way1)
 {
-    nq_settings s;
-    nq_job *job[2] = {NULL, NULL};
-    nq_default_settings(&s);
-    s.n = n;
-    s.engine = NQ_ENGINE_MITM;
-    int ret = 0;
+    nq_job *job[2];
     for (int way = 0; way < 2; way++) {
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
         knob(&t, way);
-        ret |= nq_job_create(&job[way], &s);
-        if (ret == 0)
-            ret |= nq_mitm_replan(job[way], &t);
+        job[way] = nq_test_mitm_job(n, 0, &t);
     }
-    assert_int_equal(ret, 0);
     assert_true(nq_job_identity(job[0]) == nq_job_identity(job[1]));
     const uint64_t units = nq_job_units(job[0]);
     for (uint64_t u = 0; n <= 13 && u < units; u++) {
@@ -258,16 +245,10 @@ static void test_unit_sums(void **state)
 {
     (void)state;
     for (int n = 14; n <= 18; n++) {
-        nq_settings s;
-        nq_job *job = NULL;
-        nq_default_settings(&s);
-        s.n = n;
-        s.engine = NQ_ENGINE_MITM;
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
         t.walk_slices = n <= 16;
-        assert_int_equal(nq_job_create(&job, &s), 0);
-        assert_int_equal(nq_mitm_replan(job, &t), 0);
+        nq_job *job = nq_test_mitm_job(n, 0, &t);
         const uint64_t units = nq_job_units(job), step = units / 7 + 1;
         nq_counts sum = {0, 0};
         for (uint64_t first = 0; first < units; first += step)
@@ -303,7 +284,7 @@ static void random_sigs(uint64_t *v, size_t n, int bits, int density, uint64_t *
 
 /* One kernel against the naive double loop, on random lists of sizes
  * around the block edges and signature widths the engine uses and more. */
-static void join_kernel_against_naive(int kernel)
+static void join_kernel_against_naive(enum nq_join_kernel kernel)
 {
     static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 511, 512, 513, 1500, 2049};
     static const int bits[] = {1, 5, 17, 34, 38, 42, 61, 64};
@@ -320,7 +301,8 @@ static void join_kernel_against_naive(int kernel)
                 random_sigs(a, sizes[i], bits[k], density + 1, &x);
                 random_sigs(b, sizes[j], bits[k], density + 1, &x);
                 const uint64_t want = nq_join_count_naive(a, sizes[i], b, sizes[j]);
-                const uint64_t got = nq_join_count(a, sizes[i], b, sizes[j], bits[k], js);
+                const uint64_t got =
+                    nq_join_count(a, sizes[i], b, sizes[j], bits[k], kernel, js);
                 if (got != want)
                     fail_msg("join kernel %d, %zu x %zu, %d bits: %llu, expected %llu", kernel,
                              sizes[i], sizes[j], bits[k], (unsigned long long)got,
@@ -332,25 +314,51 @@ static void join_kernel_against_naive(int kernel)
 }
 
 /* The bit-sliced join equals the naive double loop, across block edges,
- * with every kernel this machine runs (each is forced in turn). */
+ * with every kernel this machine runs; the default is the fastest of them. */
 static void test_join_kernel(void **state)
 {
     (void)state;
-    const enum nq_join_kernel chosen = nq_join_kernel_in_use();
+    const enum nq_join_kernel chosen = nq_join_kernel_default();
     assert_true(nq_join_kernel_supported(NQ_JOIN_KERNEL_SCALAR));
     assert_true(nq_join_kernel_supported(chosen));
-    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
-        if (!nq_join_kernel_supported((enum nq_join_kernel)k)) {
-            assert_int_equal(nq_join_use_kernel((enum nq_join_kernel)k), -1);
-            continue;
-        }
-        assert_int_equal(nq_join_use_kernel((enum nq_join_kernel)k), 0);
-        join_kernel_against_naive(k);
-    }
-    /* By default, the fastest one supported. */
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++)
+        if (nq_join_kernel_supported((enum nq_join_kernel)k))
+            join_kernel_against_naive((enum nq_join_kernel)k);
     for (int k = NQ_JOIN_KERNEL_AVX512; k > (int)chosen; k--)
         assert_false(nq_join_kernel_supported((enum nq_join_kernel)k));
-    assert_int_equal(nq_join_use_kernel(chosen), 0);
+}
+
+/* Every join kernel this machine runs, named by a job's tuning, counts
+ * N = 4..14 exactly, with keyed joins forced and not; a kernel it does not
+ * run is refused, and the job keeps the plan it had. */
+static void test_join_kernel_tuned(void **state)
+{
+    (void)state;
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512 + 1; k++) {
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        t.join_kernel = (enum nq_join_kernel)k;
+        if (!nq_join_kernel_supported(t.join_kernel)) {
+            nq_job *job = nq_test_mitm_job(12, 2, NULL);
+            assert_int_equal(nq_mitm_replan(job, &t), NQ_EUNSUPPORTED);
+            nq_counts sum = {0, 0};
+            assert_int_equal(nq_job_solve(job, 0, nq_job_units(job), 2, NULL, &sum), 0);
+            assert_true(sum.total == known_total[12]);
+            nq_job_free(&job);
+            continue;
+        }
+        for (int n = NQ_MITM_MIN_N; n <= 14; n++)
+            for (int keyed = 0; keyed < 2; keyed++) {
+                t.key_min = keyed ? 0 : SIZE_MAX;
+                nq_job *job = nq_test_mitm_job(n, 2, &t);
+                nq_counts sum = {0, 0};
+                assert_int_equal(nq_job_solve(job, 0, nq_job_units(job), 2, NULL, &sum), 0);
+                if (sum.total != known_total[n])
+                    fail_msg("join kernel %d, n=%d%s: %llu", k, n, keyed ? ", keyed" : "",
+                             (unsigned long long)sum.total);
+                nq_job_free(&job);
+            }
+    }
 }
 
 /* A checksum of v[0 .. n) that does not depend on the order. */
@@ -455,10 +463,10 @@ static void test_join_sorted(void **state)
     static nq_join_list la, lb;
     assert_non_null(js);
     assert_true(a && b && sa && sb);
-    const enum nq_join_kernel chosen = nq_join_kernel_in_use();
     uint64_t x = 777;
     for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
-        if (nq_join_use_kernel((enum nq_join_kernel)k) < 0)
+        const enum nq_join_kernel kernel = (enum nq_join_kernel)k;
+        if (!nq_join_kernel_supported(kernel))
             continue;
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             for (size_t t = 0; t < sizeof bits / sizeof *bits; t++)
@@ -483,7 +491,7 @@ static void test_join_sorted(void **state)
                     const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
                     sort_and_check(a, na, &o, sa, &la);
                     sort_and_check(b, nb, &o, sb, &lb);
-                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, js);
+                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
                     if (got != want)
                         fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, %d key bits, "
                                  "classes %d: %llu, expected %llu",
@@ -491,7 +499,6 @@ static void test_join_sorted(void **state)
                                  (unsigned long long)got, (unsigned long long)want);
                 }
     }
-    assert_int_equal(nq_join_use_kernel(chosen), 0);
     free(a);
     free(b);
     free(sa);
@@ -740,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_keyed_joins),
         cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel),
+        cmocka_unit_test(test_join_kernel_tuned),
         cmocka_unit_test(test_join_sorted),
         cmocka_unit_test(test_quarter_store),
         cmocka_unit_test(test_quarter_store_threads),

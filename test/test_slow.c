@@ -19,8 +19,8 @@
 
 #include "count_util.h"
 #include "engines/mitm/quarter_slice.h"
+#include "mitm_util.h"
 #include "reference/known.h"
-#include "reference/mitm_audit.h"
 
 static void check(int n, enum nq_engine engine, int threads)
 {
@@ -43,19 +43,6 @@ static void test_mitm(void **state)
     check(20, NQ_ENGINE_MITM, 0);
 }
 
-/* Unit u of job (board n) counted by the engine and by the audit search:
- * 1 when they agree.  Safe on any thread (fails nothing itself). */
-static int audit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search)
-{
-    nq_mitm_unit d;
-    nq_counts got;
-    if (nq_mitm_describe_unit(job, u, &d) < 0 || nq_job_solve_unit(job, u, &got) < 0)
-        return 0;
-    *engine = got.total;
-    *search = audit_unit_count(n, &d);
-    return *engine == *search;
-}
-
 /* Audits units[0 .. count) of job side by side and fails on the first
  * that does not agree. */
 static void audit_units(nq_job *job, int n, const uint64_t *units, int count)
@@ -64,30 +51,18 @@ static void audit_units(nq_job *job, int n, const uint64_t *units, int count)
     nq_u128 engine[16], search[16];
 #pragma omp parallel for schedule(dynamic, 1)
     for (int i = 0; i < count; i++)
-        ok[i] = audit(job, n, units[i], &engine[i], &search[i]);
+        ok[i] = nq_test_audit_unit(job, n, units[i], &engine[i], &search[i]);
     for (int i = 0; i < count; i++)
         if (!ok[i])
             fail_msg("n=%d unit %llu: mitm %llu, search %llu", n, (unsigned long long)units[i],
                      (unsigned long long)engine[i], (unsigned long long)search[i]);
 }
 
-static nq_job *mitm_job(int n)
-{
-    nq_settings s;
-    nq_job *job = NULL;
-    nq_default_settings(&s);
-    s.n = n;
-    s.engine = NQ_ENGINE_MITM;
-    s.threads = 1;
-    assert_int_equal(nq_job_create(&job, &s), 0);
-    return job;
-}
-
 /* N = 21: six units spread over the job (a few seconds of search each). */
 static void test_audit_21(void **state)
 {
     (void)state;
-    nq_job *job = mitm_job(21);
+    nq_job *job = nq_test_mitm_job(21, 1, NULL);
     uint64_t unit[6];
     for (int i = 0; i < 6; i++)
         unit[i] = (uint64_t)(2 * i + 1) * nq_job_units(job) / 12;
@@ -101,7 +76,7 @@ static void test_audit_21(void **state)
 static void test_audit_24(void **state)
 {
     (void)state;
-    nq_job *job = mitm_job(24);
+    nq_job *job = nq_test_mitm_job(24, 1, NULL);
     const uint64_t units = nq_job_units(job);
     uint64_t unit[16];
     nq_u128 count[16];
@@ -137,7 +112,7 @@ static void test_audit_24(void **state)
  * engine misses as well as for pairs it counts wrongly. */
 static void audit_east_sets(int n, const uint32_t *east, int count)
 {
-    nq_job *job = mitm_job(n);
+    nq_job *job = nq_test_mitm_job(n, 1, NULL);
     const uint64_t units = nq_job_units(job);
     uint64_t unit[16];
     int found = 0;

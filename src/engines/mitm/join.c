@@ -32,8 +32,9 @@
  * of a block's members carries the mask of those (block_runs).
  *
  * A block's tables and the query loop over its runs come per architecture
- * (join_kernels.h): join_kernels.c holds the portable ones and the one
- * place where a kernel is chosen; the x86-64 ones are in x86/.
+ * (join_kernels.h): join_kernels.c holds the portable ones, the x86-64
+ * ones are in x86/, and the caller names the kernel (kernels.c has the
+ * table).
  */
 #include <string.h>
 
@@ -89,7 +90,7 @@ static int chunk_bits(int bits, size_t queries)
 }
 
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
-                       nq_join_scratch *js)
+                       enum nq_join_kernel kernel, nq_join_scratch *js)
 {
     if (na == 0 || nb == 0)
         return 0;
@@ -106,7 +107,7 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
         nb = tn;
     }
     const int cbits = chunk_bits(bits, na), nch = chunk_count(bits, cbits);
-    const nq_join_loops *loops = nq_join_loops_in_use();
+    const nq_join_loops *loops = nq_join_loops_of(kernel);
     const nq_join_run whole = {0, (uint32_t)na, 1, NQ_JOIN_ALL_MEMBERS};
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
@@ -232,7 +233,7 @@ static uint64_t block_naive(const uint64_t *b, size_t len, const uint64_t *q,
 
 uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                               const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
-                              int bits, nq_join_scratch *js)
+                              int bits, enum nq_join_kernel kernel, nq_join_scratch *js)
 {
     if (a->len == 0 || b->len == 0)
         return 0;
@@ -250,7 +251,7 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
     }
     const int kb = b->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
-    const nq_join_loops *loops = nq_join_loops_in_use();
+    const nq_join_loops *loops = nq_join_loops_of(kernel);
     block_keys bk;
     uint64_t count = 0;
     for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {

@@ -66,13 +66,28 @@ typedef struct nq_join_scratch {
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
 } nq_join_scratch;
 
+/* The inner loops the join can run.  Each is exact; they differ in speed. */
+enum nq_join_kernel {
+    NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */
+    NQ_JOIN_KERNEL_AVX2,   /* x86-64 with AVX2 */
+    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ and GFNI */
+};
+
+/* 1 when this build and this CPU can run kernel, else 0. */
+int nq_join_kernel_supported(enum nq_join_kernel kernel);
+
+/* The kernel of this process's kernel level (core/kernel.h): the one a
+ * job's joins run unless its tuning names another (mitm.h). */
+enum nq_join_kernel nq_join_kernel_default(void);
+
 /*
  * Number of pairs (i, j) with (a[i] & b[j]) == 0.  Every signature must fit
- * in the low `bits` bits (1 <= bits <= 64).  js must be 64-byte aligned.
- * Either list may be empty.
+ * in the low `bits` bits (1 <= bits <= 64).  kernel must be supported
+ * (nq_join_kernel_supported).  js must be 64-byte aligned.  Either list
+ * may be empty.
  */
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
-                       nq_join_scratch *js);
+                       enum nq_join_kernel kernel, nq_join_scratch *js);
 
 /* How to sort: class_mask is 0 (one class) or two bits; key_mask holds
  * key_bits bits outside class_mask.  A member's key is its key bits
@@ -122,29 +137,12 @@ void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_
 /*
  * The sum, over the pairs (x of a, y of b) that share no bit, of
  * weight[class of x][class of y], for two lists sorted with one order;
- * `bits` is the width of the stored (cut) signatures.  js must be 64-byte
- * aligned.
+ * `bits` is the width of the stored (cut) signatures.  kernel must be
+ * supported.  js must be 64-byte aligned.
  */
 uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                               const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
-                              int bits, nq_join_scratch *js);
-
-/* The inner loops the join can run.  Each is exact; they differ in speed. */
-enum nq_join_kernel {
-    NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */
-    NQ_JOIN_KERNEL_AVX2,   /* x86-64 with AVX2 */
-    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ and GFNI */
-};
-
-/* 1 when this build and this CPU can run kernel, else 0. */
-int nq_join_kernel_supported(enum nq_join_kernel kernel);
-
-/* The kernel joins use: by default the fastest supported, chosen at the
- * first join.  nq_join_use_kernel() forces one for every later join in the
- * process (tests run each in turn); it returns 0, or -1 when the kernel is
- * not supported here (and then changes nothing). */
-enum nq_join_kernel nq_join_kernel_in_use(void);
-int nq_join_use_kernel(enum nq_join_kernel kernel);
+                              int bits, enum nq_join_kernel kernel, nq_join_scratch *js);
 
 /* The same count by the obvious double loop: the reference for tests. */
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);

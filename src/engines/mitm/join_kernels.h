@@ -6,8 +6,9 @@
  * join_kernels.c holds the portable versions; x86/join_avx2.c and
  * x86/join_avx512.c hold the vector ones, each compiled for its own
  * instruction set (a target attribute on every function), so any x86-64
- * build carries them.  The engine's kernels.c picks a kernel's pair by the
- * process's kernel level (core/kernel.h), as it picks the sort's copy.
+ * build carries them.  The engine's kernels.c holds the table of each
+ * kernel's pair and maps the process's kernel level (core/kernel.h) to
+ * its kernel, the default of every job's tuning (mitm.h).
  */
 #ifndef NQ_JOIN_KERNELS_H
 #define NQ_JOIN_KERNELS_H
@@ -67,8 +68,8 @@ typedef struct nq_join_loops {
     nq_join_queries_fn *queries;
 } nq_join_loops;
 
-/* The loops of the kernel in use (nq_join_kernel_in_use; kernels.c). */
-const nq_join_loops *nq_join_loops_in_use(void);
+/* The loops of a supported kernel (kernels.c). */
+const nq_join_loops *nq_join_loops_of(enum nq_join_kernel kernel);
 
 nq_join_build_fn nq_join_build_portable;
 nq_join_queries_fn nq_join_queries_portable;

@@ -1,8 +1,9 @@
 /*
  * kernels.c - the one place where the mitm engine picks its kernels, by
  * this process's kernel level (core/kernel.h): the copies of its kernel
- * sources (kernels.h) and the join's block loops (join_kernels.h).  Each
- * call here is a whole slice, batch of half-boards, sort, or join, so the
+ * sources (kernels.h), and the join kernel a job runs by default
+ * (join_kernels.h: a job's tuning may name another, mitm.h).  Each call
+ * here is a whole slice, batch of half-boards, sort, or join block, so the
  * table is read once per such call, never inside its loops.
  */
 #include "engines/mitm/join_kernels.h"
@@ -99,25 +100,12 @@ int nq_join_kernel_supported(enum nq_join_kernel kernel)
     }
 }
 
-/* A kernel forced by nq_join_use_kernel() (tests), or -1: joins run the
- * process's level.  Relaxed atomics: it is set between joins. */
-static int join_forced = -1;
-
-enum nq_join_kernel nq_join_kernel_in_use(void)
+enum nq_join_kernel nq_join_kernel_default(void)
 {
-    const int k = __atomic_load_n(&join_forced, __ATOMIC_RELAXED);
-    return k >= 0 ? (enum nq_join_kernel)k : join_of_level[nq_kernel_level_or_portable()];
+    return join_of_level[nq_kernel_level_or_portable()];
 }
 
-int nq_join_use_kernel(enum nq_join_kernel kernel)
+const nq_join_loops *nq_join_loops_of(enum nq_join_kernel kernel)
 {
-    if (!nq_join_kernel_supported(kernel))
-        return -1;
-    __atomic_store_n(&join_forced, (int)kernel, __ATOMIC_RELAXED);
-    return 0;
-}
-
-const nq_join_loops *nq_join_loops_in_use(void)
-{
-    return &join_loops[nq_join_kernel_in_use()];
+    return &join_loops[kernel];
 }

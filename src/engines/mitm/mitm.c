@@ -169,14 +169,16 @@ static void flush_east(unit_join *u)
     nq_join_list east;
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
-        u->pairs += nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, s->js);
+        u->pairs +=
+            nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, p->join_kernel, s->js);
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
             nq_join_sort(s->west, u->nw, &u->order, s->tag, s->split, &u->west);
         }
         nq_join_sort(s->east, u->ne, &u->order, s->tag, s->west, &east);
-        u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), s->js);
+        u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), p->join_kernel,
+                                         s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
@@ -190,7 +192,8 @@ static void flush_east(unit_join *u)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
             nq_join_sort(s->west, u->nw, &u->order, s->tag, s->east, &west);
-            u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u), s->js);
+            u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u),
+                                             p->join_kernel, s->js);
         }
         u->west_first_kept = 0;
     }

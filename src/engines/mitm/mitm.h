@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/engine.h"
+#include "engines/mitm/join.h"
 
 /* Board sizes the engine joins quarters for.  Below the range it solves the
  * board in one unit by a trivial search; above it, planning returns
@@ -38,14 +39,18 @@ typedef struct nq_mitm_tuning {
     /* A unit is joined with key bits (join.h) only when its west list has
      * at least this many halves (0 or SIZE_MAX force either path). */
     size_t key_min;
+    /* The join's inner loops (join.h): by default the kernel of the
+     * process's kernel level; the tests name each one this machine runs. */
+    enum nq_join_kernel join_kernel;
 } nq_mitm_tuning;
 
 /* The tuning every job is planned with. */
 void nq_mitm_default_tuning(nq_mitm_tuning *t);
 
-/* Plans the mitm job again, with tuning t.  Returns 0, NQ_EINVAL_ARG when
- * job is not a mitm job, or what planning returns (the job is then only
- * fit to be freed). */
+/* Plans the mitm job again, with tuning t.  Returns 0; NQ_EINVAL_ARG when
+ * job is not a mitm job, NQ_EUNSUPPORTED when t's join kernel is not
+ * supported here (in both cases the job is left as it was); or what
+ * planning returns (the job is then only fit to be freed). */
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);
 
 #endif /* NQ_MITM_H */

@@ -1,0 +1,27 @@
+/*
+ * mitm_util.h - what the cmocka tests of the meet-in-the-middle engine
+ * share (mitm_util.c): a job planned with a given tuning, and one unit
+ * counted by the engine and by the independent search of
+ * reference/mitm_audit.h.  One copy, so that the fast tests, the kernel
+ * levels' tests and the slow audits set up and compare units the same way.
+ */
+#ifndef NQ_TEST_MITM_UTIL_H
+#define NQ_TEST_MITM_UTIL_H
+
+#include <stdint.h>
+
+#include "engines/mitm/mitm.h"
+#include "nqueens/nqueens.h"
+
+/* A mitm job for board n on `threads` threads (0: automatic), planned
+ * with tuning t, or with the default tuning when t is NULL.  Fails the
+ * current test when it cannot be made. */
+nq_job *nq_test_mitm_job(int n, int threads, const nq_mitm_tuning *t);
+
+/* Unit u of job (board n) counted by the engine into *engine and by the
+ * audit search into *search: 1 when both counted and they agree, else 0.
+ * Safe on any thread (it fails nothing itself, so OpenMP loops may call
+ * it). */
+int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search);
+
+#endif /* NQ_TEST_MITM_UTIL_H */
