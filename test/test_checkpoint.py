@@ -25,6 +25,8 @@ import time
 import unittest
 import zlib
 
+from proc_util import wait_stopped
+
 NQUEENS = None
 SEED = int(os.environ.get("NQ_TEST_SEED", random.randrange(1 << 30)))
 RNG = random.Random(SEED)
@@ -41,24 +43,6 @@ HEADER = 64
 
 def run(*args, timeout=120):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def wait_stopped(pid, timeout=30):
-    """Waits until every thread of pid is stopped (state T): a SIGSTOP is
-    delivered asynchronously, and a thread may finish a write first."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        states = []
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    states.append(f.read().rsplit(")", 1)[1].split()[0])
-            except FileNotFoundError:
-                continue
-        if states and all(s in "tT" for s in states):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} did not stop")
 
 
 def read(path):

@@ -19,6 +19,8 @@ import tempfile
 import time
 import unittest
 
+from proc_util import wait_stopped
+
 NQUEENS_MPI = None
 NQUEENS = None
 MPIEXEC = shutil.which("mpiexec")
@@ -85,24 +87,6 @@ def ended(pid, limit):
             return True
         time.sleep(0.05)
     return False
-
-
-def wait_stopped(pid, timeout=30):
-    """Waits until every thread of pid is stopped (state T): a SIGSTOP is
-    delivered asynchronously, and a thread may finish a write first."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        states = []
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    states.append(f.read().rsplit(")", 1)[1].split()[0])
-            except FileNotFoundError:
-                continue
-        if states and all(s in "tT" for s in states):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} did not stop")
 
 
 def rank_pid(root, rank):
