@@ -1,6 +1,7 @@
 /*
- * model.h - a scheduling model of the task pool, used to predict how a
- * job's units spread over P workers before (or without) running them.
+ * model.h - a scheduling model of the chunk runner (pool.h), used to
+ * predict how a job's units spread over P workers before (or without)
+ * running them.
  *
  * The pool (pool.c) cuts the units into chunks of consecutive units and
  * shares them by one of four schedules; the model replays each on known or
