@@ -41,3 +41,11 @@ int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 
     *search = audit_unit_count(n, &d);
     return *engine == *search;
 }
+
+uint64_t nq_test_random(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * UINT64_C(2685821657736338717);
+}

@@ -1,13 +1,13 @@
 /*
  * test_slow.c - the large boards for every parallel engine: N = 16, 17 for
  * mirror and full (with unique counts), N = 16..18 and 20 for mitm, on
- * several thread counts.  N = 20 (about 40 s on 2 cores) is the first board
- * whose signatures take the join's wide (8-bit) chunks.  Past what can be
- * counted here, mitm's units are audited one by one against an independent
- * search (mitm_audit.h): at N = 21, at N = 24, where no quarter store is
- * built, and at N = 26 and 28; and the slice capacity table is checked up
- * to h = 12.  Suite
- * 'slow': `meson test --suite slow`, not by default.
+ * several thread counts.  N = 20 is the first board whose signatures take
+ * the join's wide (8-bit) chunks.  Past what can be counted here, mitm's
+ * units are audited one by one against an independent search
+ * (mitm_audit.h, through mitm_util.h): at N = 21, at N = 24, where no
+ * quarter store is built, and at N = 26 and 28; and the slice capacity
+ * table is checked up to h = 12.  Suite 'slow': `meson test --suite slow`,
+ * not by default.
  */
 #include <setjmp.h>
 #include <stdarg.h>

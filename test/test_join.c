@@ -1,0 +1,231 @@
+/*
+ * test_join.c - the mitm engine's join on its own (engines/mitm/join.h):
+ * the bit-sliced count against the naive double loop, and the sort by
+ * class and key with the sorted, weighted join against a double loop over
+ * the unsorted lists, on random lists across the block edges, with every
+ * join kernel this machine runs.  (A whole engine's joins, each kernel
+ * named by a job's tuning, are test_mitm.c's.)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engines/mitm/join.h"
+#include "mitm_util.h"
+
+/* Signatures of `bits` bits, each bit set with probability about 1/density. */
+static void random_sigs(uint64_t *v, size_t n, int bits, int density, uint64_t *x)
+{
+    const uint64_t mask = bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = ~UINT64_C(0);
+        for (int d = 1; d < density; d++) /* AND of `density` words: 1/2^density per bit */
+            s &= nq_test_random(x);
+        v[i] = s & nq_test_random(x) & mask;
+    }
+}
+
+/* One kernel against the naive double loop, on random lists of sizes
+ * around the block edges and signature widths the engine uses and more. */
+static void join_kernel_against_naive(enum nq_join_kernel kernel)
+{
+    static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 511, 512, 513, 1500, 2049};
+    static const int bits[] = {1, 5, 17, 34, 38, 42, 61, 64};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
+    assert_non_null(js);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++)
+            for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
+                const int density = 1 + (int)((i + j + k) % 3);
+                random_sigs(a, sizes[i], bits[k], density + 1, &x);
+                random_sigs(b, sizes[j], bits[k], density + 1, &x);
+                const uint64_t want = nq_join_count_naive(a, sizes[i], b, sizes[j]);
+                const uint64_t got =
+                    nq_join_count(a, sizes[i], b, sizes[j], bits[k], kernel, js);
+                if (got != want)
+                    fail_msg("join kernel %d, %zu x %zu, %d bits: %llu, expected %llu", kernel,
+                             sizes[i], sizes[j], bits[k], (unsigned long long)got,
+                             (unsigned long long)want);
+            }
+    free(a);
+    free(b);
+    free(js);
+}
+
+/* The bit-sliced join equals the naive double loop, across block edges,
+ * with every kernel this machine runs; the default is the fastest of them. */
+static void test_join_kernel(void **state)
+{
+    (void)state;
+    const enum nq_join_kernel chosen = nq_join_kernel_default();
+    assert_true(nq_join_kernel_supported(NQ_JOIN_KERNEL_SCALAR));
+    assert_true(nq_join_kernel_supported(chosen));
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++)
+        if (nq_join_kernel_supported((enum nq_join_kernel)k))
+            join_kernel_against_naive((enum nq_join_kernel)k);
+    for (int k = NQ_JOIN_KERNEL_AVX512; k > (int)chosen; k--)
+        assert_false(nq_join_kernel_supported((enum nq_join_kernel)k));
+}
+
+/* A checksum of v[0 .. n) that does not depend on the order. */
+static uint64_t order_free_sum(const uint64_t *v, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i] * 0x9e3779b97f4a7c15u;
+    return sum;
+}
+
+/* Class (how many of the class bits) and stored value of x under order o,
+ * from the definitions in join.h. */
+static int class_of(uint64_t x, const nq_join_order *o)
+{
+    return __builtin_popcountll(x & o->class_mask);
+}
+
+/* The bits of x under mask, packed low in their order. */
+static uint64_t bits_under(uint64_t x, uint64_t mask)
+{
+    uint64_t out = 0;
+    for (int j = 0, k = 0; j < 64; j++)
+        if (mask >> j & 1)
+            out |= (x >> j & 1) << k++;
+    return out;
+}
+
+/* x with the bits of `cut` taken out, the rest packed low. */
+static uint64_t cut_bits(uint64_t x, uint64_t cut)
+{
+    return bits_under(x, ~cut);
+}
+
+/* The weighted pair count by the double loop over the unsorted lists. */
+static uint64_t weighted_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                               const nq_join_order *o, const uint8_t weight[3][3])
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if ((cut_bits(a[i], o->class_mask) & cut_bits(b[j], o->class_mask)) == 0)
+                count += weight[class_of(a[i], o)][class_of(b[j], o)];
+    return count;
+}
+
+/* An order-free checksum of src[0 .. n) as sorting stores it: without
+ * its class and key bits. */
+static uint64_t cut_sum(const uint64_t *src, size_t n, const nq_join_order *o)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += cut_bits(src[i], o->class_mask | o->key_mask) * 0x9e3779b97f4a7c15u;
+    return sum;
+}
+
+/* The key of x under order o, from the definition in join.h: key bit i
+ * is signature bit key_pos[i]. */
+static uint32_t key_under(uint64_t x, const nq_join_order *o)
+{
+    uint32_t key = 0;
+    for (int i = 0; i < o->key_bits; i++)
+        key |= (uint32_t)(x >> o->key_pos[i] & 1) << i;
+    return key;
+}
+
+/* Sorts src (clobbering it) and checks that the list holds the cut
+ * members (by checksum), each bucket after the one before and as large
+ * as the members of its class and key. */
+static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
+                           nq_join_list *l)
+{
+    const uint64_t want = cut_sum(src, n, o);
+    const size_t buckets = (size_t)NQ_JOIN_MAX_CLASSES << o->key_bits;
+    static size_t size[NQ_JOIN_BUCKETS_MAX];
+    memset(size, 0, sizeof size);
+    for (size_t i = 0; i < n; i++)
+        size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
+    static uint16_t tag[2100];
+    nq_join_sort(src, n, o, tag, dst, l);
+    assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
+    assert_int_equal(l->key_bits, o->key_bits);
+    assert_true(order_free_sum(l->sig, n) == want);
+    for (size_t c = 0; c < buckets; c++)
+        assert_true(l->start[c] + size[c] == l->start[c + 1]);
+}
+
+/* The sorted join equals the weighted double loop, with and without
+ * classes, for keys of every width, across block edges, on every kernel. */
+static void test_join_sorted(void **state)
+{
+    (void)state;
+    static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
+    static const int bits[] = {8, 20, 38, 64};
+    static const int key_bits[] = {0, 3, 6, 8, NQ_JOIN_KEY_BITS_MAX};
+    static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+    static const uint8_t plain[3][3] = {{1}};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
+    uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
+    static nq_join_order o;
+    static nq_join_list la, lb;
+    assert_non_null(js);
+    assert_true(a && b && sa && sb);
+    uint64_t x = 777;
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        const enum nq_join_kernel kernel = (enum nq_join_kernel)k;
+        if (!nq_join_kernel_supported(kernel))
+            continue;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (size_t t = 0; t < sizeof bits / sizeof *bits; t++)
+                for (int classes = 0; classes < 2; classes++) {
+                    const size_t na = sizes[i][0], nb = sizes[i][1];
+                    const int kb = key_bits[(i + t + (size_t)classes + (size_t)k) %
+                                            (sizeof key_bits / sizeof *key_bits)];
+                    random_sigs(a, na, bits[t], 2 + (int)(i + t) % 3, &x);
+                    random_sigs(b, nb, bits[t], 2 + (int)(i + t) % 3, &x);
+                    o.class_mask = 0;
+                    if (classes)
+                        o.class_mask = UINT64_C(1) << (bits[t] / 4) | UINT64_C(1) << (bits[t] - 2);
+                    uint32_t ca[NQ_JOIN_MAX_BITS] = {0}, cb[NQ_JOIN_MAX_BITS] = {0};
+                    nq_join_sample_bits(a, na, bits[t], ca);
+                    nq_join_sample_bits(b, nb, bits[t], cb);
+                    nq_join_pick_key(ca, cb, bits[t], kb, &o);
+                    assert_true((o.key_mask & o.class_mask) == 0);
+                    assert_int_equal(__builtin_popcountll(o.key_mask), o.key_bits);
+                    assert_true(o.key_bits <= kb);
+                    const uint8_t(*w)[3] = classes ? weight : plain;
+                    const int stored = bits[t] - __builtin_popcountll(o.class_mask | o.key_mask);
+                    const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
+                    sort_and_check(a, na, &o, sa, &la);
+                    sort_and_check(b, nb, &o, sb, &lb);
+                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
+                    if (got != want)
+                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, %d key bits, "
+                                 "classes %d: %llu, expected %llu",
+                                 k, na, nb, bits[t], o.key_bits, classes,
+                                 (unsigned long long)got, (unsigned long long)want);
+                }
+    }
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    free(js);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_join_kernel),
+        cmocka_unit_test(test_join_sorted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
