@@ -1,6 +1,6 @@
 /*
  * journal.h - the crash-safe checkpoint journal (contract; implemented in
- * journal.c).
+ * journal.c, with load.c reading an existing journal).
  *
  * A journal binds itself to one job (format version, n, engine, split
  * depth, unit count, job identity, units per chunk) in its header and then
