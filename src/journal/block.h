@@ -1,8 +1,8 @@
 /*
  * block.h - the journal's 64-byte blocks as they lie on disk: the header
  * and record layouts, their little-endian fields and the CRC-32 that closes
- * each block.  Kept apart from journal.c, which decides what the blocks
- * mean (resume, damage, locking), so that the on-disk format is read in one
+ * each block.  Kept apart from journal.c and load.c, which decide what the
+ * blocks mean (resume, damage, locking), so that the on-disk format is read in one
  * place; docs/journal-format.md describes the same layout.
  */
 #ifndef NQ_JOURNAL_BLOCK_H

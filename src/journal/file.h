@@ -3,9 +3,9 @@
  * may hold a journal, the lock that keeps a second run out, and creating a
  * new journal so that no crash leaves half a header under its name.
  *
- * journal.c decides what the bytes mean; this file decides whether a path
- * can be used at all, and says why not in words a user can act on ("is a
- * FIFO", "is a symbolic link to 'x', which does not exist", "is in use by
+ * journal.c and load.c decide what the bytes mean; this file decides
+ * whether a path can be used at all, and says why not in words a user can
+ * act on ("is a FIFO", "is a symbolic link to 'x', which does not exist", "is in use by
  * another run (process 1234)").  Nothing here blocks: a FIFO is refused
  * before it is opened, and the lock is only tried.
  */
