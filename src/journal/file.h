@@ -5,9 +5,9 @@
  *
  * journal.c and load.c decide what the bytes mean; this file decides
  * whether a path can be used at all, and says why not in words a user can
- * act on ("is a FIFO", "is a symbolic link to 'x', which does not exist", "is in use by
- * another run (process 1234)").  Nothing here blocks: a FIFO is refused
- * before it is opened, and the lock is only tried.
+ * act on ("is a FIFO", "is a symbolic link to 'x', which does not exist",
+ * "is in use by another run (process 1234)").  Nothing here blocks: a FIFO
+ * is refused before it is opened, and the lock is only tried.
  */
 #ifndef NQ_JOURNAL_FILE_H
 #define NQ_JOURNAL_FILE_H
