@@ -318,6 +318,37 @@ static nq_settings estimated(int n, enum nq_engine engine, seen *log)
     return s;
 }
 
+/* The journalled run the tests below resume: N = 13 by mirror at split
+ * depth 4 (units enough that half of them are worth a sample), estimated
+ * into log, journal at path. */
+static nq_settings journalled(const char *path, seen *log)
+{
+    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, log);
+    s.split_depth = 4;
+    s.checkpoint_path = path;
+    return s;
+}
+
+/* Makes a fresh folder from the template dir and names path
+ * "DIR/run.journal" in it. */
+static void temp_journal(char *dir, char path[64])
+{
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, 64, "%s/run.journal", dir);
+}
+
+/* Keeps the header and half the chunk records of the finished journal at
+ * path (the DONE record goes), as an interrupted run leaves it. */
+static void keep_half(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    const long records = (ftell(f) - 64) / 64 - 1;
+    fclose(f);
+    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+}
+
 /* nq_count() hands over a calibrated estimate of the run that follows,
  * before it returns, never while the progress callback runs. */
 static void test_count_calls_back(void **state)
@@ -363,22 +394,13 @@ static void test_journal_units_left(void **state)
 {
     (void)state;
     char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/run.journal", dir);
+    temp_journal(dir, path);
     seen log = {0};
-    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &log);
-    s.split_depth = 4; /* units enough that half of them are worth a sample */
-    s.checkpoint_path = path;
+    nq_settings s = journalled(path, &log);
     nq_result r;
     assert_int_equal(nq_count(&s, &r), 0);
     assert_int_equal(log.last.units, r.subproblems);
-    /* Keep the header and half the chunk records. */
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    const long records = (ftell(f) - 64) / 64 - 1; /* the DONE record goes */
-    fclose(f);
-    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    keep_half(path);
     log = (seen){0};
     assert_int_equal(nq_count(&s, &r), 0);
     assert_true(r.total == known_total[13]);
@@ -454,23 +476,15 @@ static void test_sample_not_solved_twice(void **state)
 
     /* With a journal, half of it kept: the resumed units are not solved. */
     char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/run.journal", dir);
+    temp_journal(dir, path);
     seen log = {0};
-    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &log);
-    s.split_depth = 4;
-    s.checkpoint_path = path;
+    nq_settings s = journalled(path, &log);
     nq_result r;
     uint64_t units;
     assert_int_equal(count_watched(&s, &r, &units), 0);
     for (uint64_t u = 0; u < units; u++)
         assert_int_equal(atomic_load(&solves[u]), 1);
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    const long records = (ftell(f) - 64) / 64 - 1;
-    fclose(f);
-    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    keep_half(path);
     log = (seen){0};
     assert_int_equal(count_watched(&s, &r, &units), 0);
     assert_true(r.total == known_total[13]);
@@ -566,20 +580,12 @@ static void test_progress_totals(void **state)
      * solutions already (the run may be over by then), the last the exact
      * total. */
     char dir[] = "/tmp/nq_test_estimate_XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/run.journal", dir);
+    temp_journal(dir, path);
     seen est = {0};
-    nq_settings s = estimated(13, NQ_ENGINE_MIRROR, &est);
-    s.split_depth = 4;
-    s.checkpoint_path = path;
+    nq_settings s = journalled(path, &est);
     nq_result r;
     assert_int_equal(nq_count(&s, &r), 0);
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    const long records = (ftell(f) - 64) / 64 - 1;
-    fclose(f);
-    assert_int_equal(truncate(path, 64 + 64 * (records / 2)), 0);
+    keep_half(path);
     totals_log log = {0};
     s.progress = watch_totals;
     s.progress_user = &log;
