@@ -144,7 +144,8 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                               const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
                               int bits, enum nq_join_kernel kernel, nq_join_scratch *js);
 
-/* The same count by the obvious double loop: the reference for tests. */
+/* The same count by the obvious double loop (what the join runs below a
+ * few thousand pairs, where tables cost more than they save). */
 uint64_t nq_join_count_naive(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
 
 #endif /* NQ_JOIN_H */
