@@ -219,11 +219,11 @@ static void orient(int n, full_constellation *c)
     uint64_t best = UINT64_MAX;
     int best_g = 0;
     for (int g = 0; g < NQ_SYMMETRIES; g++) {
-        /* Only rotations need their tables built, for the estimate. */
+        /* Only rotations need their tables built, for the estimate; a
+         * reflection, met after every rotation, takes its rotation's. */
         const uint32_t key = image_of(n, &base, g, g < 4 ? &cand : NULL);
-        if (g < 4)
-            cost[g] = probe_estimate(&cand, key, probes);
-        const uint64_t e = g < 4 ? cost[g] : cost[rot_of[g - 4]];
+        const uint64_t e =
+            g < 4 ? (cost[g] = probe_estimate(&cand, key, probes)) : cost[rot_of[g - 4]];
         if (e < best || (e == best && key < best_key)) {
             best = e;
             best_key = key;

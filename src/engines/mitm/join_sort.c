@@ -65,6 +65,7 @@ void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *cou
     for (uint32_t packed = 0; packed < (UINT32_C(1) << o->key_bits); packed++) {
         uint32_t key = 0;
         for (int b = 0; b < o->key_bits; b++)
+            /* cppcheck-suppress uninitvar ; the loop above set to[0 .. key_bits) */
             key |= (packed >> b & 1) << to[b];
         o->key_of[packed] = (uint16_t)key;
     }
