@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
@@ -119,18 +118,8 @@ static void coord_nap(coord *c, unsigned seen, long *ns, int busy)
         return;
     }
     const long nap = c->cfg->ranks > 1 ? *ns : NQ_COORD_ALONE_NAP_NS;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += nap;
-    while (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&c->wake_lock);
-    if (c->wakes == seen)
-        pthread_cond_timedwait(&c->wake, &c->wake_lock, &until);
-    pthread_mutex_unlock(&c->wake_lock);
-    *ns = *ns * 2 > NQ_COORD_NAP_MAX_NS ? NQ_COORD_NAP_MAX_NS : *ns * 2;
+    nq_mpi_nap_unless_woken(&c->wake_lock, &c->wake, &c->wakes, seen, nap);
+    nq_mpi_nap_grow(ns, NQ_COORD_NAP_MAX_NS);
 }
 
 /* Rank 0's team stopped: the main thread ends the job or waits for the

@@ -27,7 +27,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
@@ -190,19 +189,9 @@ static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy, int asking
         return;
     }
     const long nap = asking ? *ns : (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += nap;
-    while (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&w->lock);
-    if (w->events == seen)
-        pthread_cond_timedwait(&w->wake, &w->lock, &until);
-    pthread_mutex_unlock(&w->lock);
+    nq_mpi_nap_unless_woken(&w->lock, &w->wake, &w->events, seen, nap);
     if (asking)
-        *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
+        nq_mpi_nap_grow(ns, NQ_MPI_NAP_MAX_NS);
 }
 
 /* What the main thread should do now: *request when there is room for a
