@@ -87,6 +87,9 @@ typedef struct coord {
     /* For the trace: the main loop's turns and the messages by tag. */
     unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
     unsigned long long counted, repeats; /* counts received; of chunks already counted */
+    /* Rank 0's threads: the times one found no chunk free (the others held
+     * the rest), and the microseconds they waited for one or for the end. */
+    atomic_llong waits, waited_us;
 } coord;
 
 /* Cuts the main thread's nap short: something needs it now. */
@@ -204,15 +207,24 @@ static int coord_take(void *user, uint64_t *chunk)
 {
     coord *c = user;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
+    double since = 0;
+    int got = 1;
     while (!recheck_take(c, own_solver(c), chunk) && !nq_ledger_take(c->ledger, chunk)) {
+        if (since == 0)
+            since = nq_now();
         if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
             nq_ledger_complete(c->ledger)) {
             coord_wake(c); /* the team is about to finish */
-            return 0;
+            got = 0;
+            break;
         }
         nq_mpi_nap(&nap_ns, 0);
     }
-    return 1;
+    if (since > 0) {
+        atomic_fetch_add(&c->waits, 1);
+        atomic_fetch_add(&c->waited_us, (long long)((nq_now() - since) * 1e6));
+    }
+    return got;
 }
 
 static void coord_done(void *user, uint64_t chunk, const nq_counts *counts)
@@ -537,6 +549,8 @@ static coord *coord_create(const nq_mpi_coord_config *cfg)
     atomic_init(&c->recheck_added, 0);
     atomic_init(&c->others_gone, 0);
     atomic_init(&c->verify_failed, 0);
+    atomic_init(&c->waits, 0);
+    atomic_init(&c->waited_us, 0);
     pthread_mutex_init(&c->recheck_lock, NULL);
     pthread_mutex_init(&c->wake_lock, NULL);
     pthread_cond_init(&c->wake, NULL);
@@ -617,10 +631,12 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     out->left_rank = c->left_rank;
     out->left_signal = c->left_signal;
     nq_mpi_trace("served %llu requests, %llu result messages, %llu heartbeats, %llu goodbyes "
-                 "in %llu polls; %llu counts came, %llu of chunks already counted",
+                 "in %llu polls; %llu counts came, %llu of chunks already counted; threads "
+                 "waited for chunks %lld times, %.3f s in all",
                  c->messages[NQ_MPI_TAG_REQUEST], c->messages[NQ_MPI_TAG_RESULT],
                  c->messages[NQ_MPI_TAG_HEARTBEAT], c->messages[NQ_MPI_TAG_BYE], c->polls,
-                 c->counted, c->repeats);
+                 c->counted, c->repeats, (long long)atomic_load(&c->waits),
+                 (double)atomic_load(&c->waited_us) * 1e-6);
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

@@ -42,9 +42,12 @@
  * this thread's nap while it waits for the answer and a message's way
  * there and back, with room to spare for a loaded machine. */
 #define NQ_WORKER_LEAD_S 0.02
-/* Most spare chunks per thread, however short the chunks: bounds what can
- * wait in this rank's queue while another rank's thread idles at the end. */
-#define NQ_WORKER_MAX_SPARE 32
+/* Most spare chunks per thread: bounds the queue and an ASSIGN.  It must
+ * not bound the lead: a rank whose spares cover less than the wait for
+ * rank 0's answer runs dry between answers, and with chunks of a tenth of a
+ * millisecond (mitm at N = 19) the lead is a couple of hundred chunks.
+ * What waits in the queue at the end is bounded by the lead itself. */
+#define NQ_WORKER_MAX_SPARE 256
 /* Longest sleep of the main thread while no REQUEST is unanswered: how
  * late a STOP or the compute threads' end may be seen (the threads see a
  * signal of this rank's own at once). */
@@ -78,8 +81,12 @@ typedef struct worker {
     double last_sent;         /* nq_now() when rank 0 was last sent anything */
     MPI_Request beat_req;     /* the heartbeat in flight, if any */
     MPI_Request result_req;   /* the RESULT in flight (from the outbox), if any */
-    /* For the trace: the main loop's turns and what it sent. */
+    /* For the trace: the main loop's turns and what it sent; the times a
+     * compute thread found the queue empty before the end, and how long
+     * it waited (under the lock). */
     unsigned long long polls, requests, result_messages, results_sent, beats;
+    unsigned long long starved;
+    double starved_s;
 } worker;
 
 /* Chunks the rank should hold (queued, in hand or unsent): one per thread
@@ -133,8 +140,14 @@ static int worker_take(void *user, uint64_t *chunk)
     worker *w = user;
     int got = 0;
     pthread_mutex_lock(&w->lock);
-    while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
-        pthread_cond_wait(&w->changed, &w->lock);
+    if (!atomic_load(&w->stop) && w->len == 0 && !w->end) {
+        /* Starved: the spares did not cover the wait for rank 0's answer. */
+        const double since = nq_now();
+        while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
+            pthread_cond_wait(&w->changed, &w->lock);
+        w->starved++;
+        w->starved_s += nq_now() - since;
+    }
     if (!atomic_load(&w->stop) && w->len > 0) {
         *chunk = w->queue[w->head];
         w->head = (w->head + 1) % w->cap;
@@ -409,8 +422,9 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     /* The REQUEST a stopped rank left unanswered gets its answer now. */
     nq_mpi_wait_napping(&pending);
     nq_mpi_trace("sent %llu requests, %llu result messages (%llu chunks), %llu heartbeats "
-                 "in %llu polls", w.requests, w.result_messages, w.results_sent, w.beats,
-                 w.polls);
+                 "in %llu polls; threads waited for chunks %llu times, %.3f s in all",
+                 w.requests, w.result_messages, w.results_sent, w.beats, w.polls, w.starved,
+                 w.starved_s);
 
     pthread_cond_destroy(&w.wake);
     pthread_cond_destroy(&w.changed);
