@@ -370,8 +370,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
     nq_mpi_trace_init(pg.rank);
-    nq_mpi_trace("MPI_Init done (pid %ld%s)", (long)getpid(),
-                 shared_memory ? ", one node: pml ob1" : "");
+    const int quickened = nq_mpi_quicken_launcher_channel();
+    nq_mpi_trace("MPI_Init done (pid %ld%s%s)", (long)getpid(),
+                 shared_memory ? ", one node: pml ob1" : "",
+                 quickened ? ", launcher channel without delay" : "");
     if (pg.rank == 0)
         nq_cli_install_signal_handlers(0);
 

@@ -1,6 +1,6 @@
 /*
- * transport.c - the MPI transport of a job that runs on one node (see
- * transport.h).
+ * transport.c - the MPI transport of a job that runs on one node, and the
+ * launcher channel without Nagle's delay (see transport.h).
  *
  * What it reads is Open MPI's own: the launcher's OMPI_COMM_WORLD_SIZE and
  * OMPI_COMM_WORLD_LOCAL_SIZE (the job's ranks, and those on this node),
@@ -12,15 +12,24 @@
  * none of these, and nothing changes for them.
  */
 #define _GNU_SOURCE /* dladdr */
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <mpi.h>
 
 #include "mpi/transport.h"
+
+/* Descriptors searched for the launcher's channel: it is opened early in
+ * MPI_Init, among the first few. */
+#define NQ_MPI_MAX_FD 1024
 
 /* 1 when the parameter file at `path` chooses a messaging layer: a line
  * `pml = VALUE` whose value is not an exclusion list (`^...`).  A file
@@ -120,4 +129,49 @@ int nq_mpi_choose_transport(void)
     if (!size || !local || !*size || strcmp(size, local) != 0 || pml_chosen())
         return 0;
     return setenv("OMPI_MCA_pml", "ob1", 0) == 0;
+}
+
+/* The PMIx server's address comes from the first PMIX_SERVER_URI* that
+ * names one ("NAMESPACE.RANK;tcp4://ADDRESS:PORT"); the socket is the
+ * descriptor whose peer it is.  A server reached otherwise (tcp6, a Unix
+ * socket) is left alone. */
+int nq_mpi_quicken_launcher_channel(void)
+{
+    static const char *const uris[] = {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4",
+                                       "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                                       "PMIX_SERVER_URI2"};
+    const char *uri = NULL;
+    for (size_t i = 0; !uri && i < sizeof uris / sizeof *uris; i++)
+        uri = getenv(uris[i]);
+    const char *at = uri ? strstr(uri, ";tcp4://") : NULL;
+    if (!at)
+        return 0;
+    at += strlen(";tcp4://");
+    const char *colon = strrchr(at, ':');
+    char host[INET_ADDRSTRLEN];
+    const size_t len = colon ? (size_t)(colon - at) : 0;
+    if (!colon || len == 0 || len >= sizeof host)
+        return 0;
+    memcpy(host, at, len);
+    host[len] = '\0';
+    char *end;
+    const long port = strtol(colon + 1, &end, 10);
+    struct in_addr addr;
+    if (*end != '\0' || port <= 0 || port > 65535 || inet_pton(AF_INET, host, &addr) != 1)
+        return 0;
+    int quickened = 0;
+    for (int fd = 0; fd < NQ_MPI_MAX_FD; fd++) {
+        struct sockaddr_in peer;
+        socklen_t size = sizeof peer;
+        int type = 0;
+        socklen_t type_size = sizeof type;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_size) != 0 || type != SOCK_STREAM ||
+            getpeername(fd, (struct sockaddr *)&peer, &size) != 0 || size != sizeof peer ||
+            peer.sin_family != AF_INET || peer.sin_port != htons((uint16_t)port) ||
+            peer.sin_addr.s_addr != addr.s_addr)
+            continue;
+        const int on = 1;
+        quickened += setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) == 0;
+    }
+    return quickened;
 }
