@@ -5,7 +5,7 @@
  * MPI, so it stays responsive to signals and leaves the cores to the
  * compute threads.  It is the only thread that calls MPI.  Every turn of
  * its loop takes a core from a compute thread for a moment, so it naps as
- * long as the others can wait for an answer (NQ_COORD_NAP_MAX_NS: a worker
+ * long as the others can wait for an answer (NQ_COORD_NAP_NS: a worker
  * asks for chunks while it still holds several times that much work), and
  * alone in the job, where nobody waits for an answer, longer still; its
  * own threads wake it when they run out of chunks or a check needs it.  It never waits
@@ -31,12 +31,11 @@
 #include "run/pool.h"
 #include "run/verify.h"
 
-/* Rank 0's naps between polls beside other ranks: the first after a busy
- * poll (more messages may follow), and the longest.  Each nap is twice the
- * one before; a worker asks for chunks while it still holds several times
- * the longest nap's worth of work (worker.c). */
-#define NQ_COORD_NAP_MIN_NS 500000L
-#define NQ_COORD_NAP_MAX_NS 5000000L
+/* Rank 0's nap between polls beside other ranks, busy or not (a poll
+ * takes every message waiting): a worker asks for chunks while it still
+ * holds several times this much work (worker.c), and each turn of the
+ * loop takes a core from a compute thread for a moment. */
+#define NQ_COORD_NAP_NS 5000000L
 /* Rank 0's nap alone in the job, where nobody waits for an answer. */
 #define NQ_COORD_ALONE_NAP_NS 50000000L
 
@@ -110,19 +109,13 @@ static unsigned coord_wakes(coord *c)
     return w;
 }
 
-/* The main thread's nap after a poll: none after a busy one (and the next
- * is the shortest); else *ns nanoseconds, doubled for the next nap up to
- * NQ_COORD_NAP_MAX_NS, or NQ_COORD_ALONE_NAP_NS when no other rank is in
- * the job; cut short by coord_wake() since `seen` was read. */
-static void coord_nap(coord *c, unsigned seen, long *ns, int busy)
+/* The main thread's nap after a poll: NQ_COORD_NAP_NS, or
+ * NQ_COORD_ALONE_NAP_NS when no other rank is in the job; cut short by
+ * coord_wake() since `seen` was read. */
+static void coord_nap(coord *c, unsigned seen)
 {
-    if (busy) {
-        *ns = NQ_COORD_NAP_MIN_NS;
-        return;
-    }
-    const long nap = c->cfg->ranks > 1 ? *ns : NQ_COORD_ALONE_NAP_NS;
+    const long nap = c->cfg->ranks > 1 ? NQ_COORD_NAP_NS : NQ_COORD_ALONE_NAP_NS;
     nq_mpi_nap_unless_woken(&c->wake_lock, &c->wake, &c->wakes, seen, nap);
-    nq_mpi_nap_grow(ns, NQ_COORD_NAP_MAX_NS);
 }
 
 /* Rank 0's team stopped: the main thread ends the job or waits for the
@@ -263,9 +256,14 @@ static void answer(coord *c, int r)
     uint64_t k = 0;
     if (!o->asked)
         return;
+    /* Near the end a rank gets no more than its share of what is left
+     * (half of it spread over the ranks), so that no rank holds a queue of
+     * spares while the others run out of chunks. */
+    const uint64_t share = nq_ledger_unassigned(c->ledger) / (2 * (uint64_t)c->cfg->ranks);
+    const uint64_t most = o->wants < share ? o->wants : share > 0 ? share : 1;
     if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
-        while (k < o->wants && (recheck_take(c, r, &o->assign[k]) ||
-                                nq_ledger_take(c->ledger, &o->assign[k])))
+        while (k < most && (recheck_take(c, r, &o->assign[k]) ||
+                            nq_ledger_take(c->ledger, &o->assign[k])))
             nq_mpi_roster_assigned(c->roster, r, o->assign[k++]);
     if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger) &&
         nq_mpi_roster_state(c->roster, r) != NQ_MPI_RANK_GONE)
@@ -386,17 +384,15 @@ static void heard(coord *c, int src)
                was_silent);
 }
 
-/* Handles every message waiting.  Returns 1 if there was any. */
-static int serve(coord *c)
+/* Handles every message waiting. */
+static void serve(coord *c)
 {
-    int busy = 0;
     for (;;) {
         int flag = 0, words = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
         if (!flag)
-            return busy;
-        busy = 1;
+            return;
         if (st.MPI_TAG >= 0 && st.MPI_TAG <= NQ_MPI_TAG_HEARTBEAT)
             c->messages[st.MPI_TAG]++;
         heard(c, st.MPI_SOURCE);
@@ -473,12 +469,11 @@ static void watch_ranks(coord *c)
  * out (then *abandoned). */
 static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
-    long nap_ns = NQ_COORD_NAP_MIN_NS;
     for (;;) {
         c->polls++;
         const unsigned seen = coord_wakes(c);
         watch_ranks(c);
-        int busy = serve(c);
+        serve(c);
         if (team_started && atomic_load(&team->error))
             fail(c, atomic_load(&team->error), 0);
         if (atomic_load(&c->verify_failed))
@@ -498,7 +493,7 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
             *abandoned = 1;
             return;
         }
-        coord_nap(c, seen, &nap_ns, busy);
+        coord_nap(c, seen);
     }
 }
 

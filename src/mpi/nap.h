@@ -21,12 +21,6 @@
 #define NQ_MPI_NAP_MIN_NS 50000L   /* 50 us */
 #define NQ_MPI_NAP_MAX_NS 2000000L /* 2 ms */
 
-/* The nap after *ns: twice as long, up to max nanoseconds. */
-static inline void nq_mpi_nap_grow(long *ns, long max)
-{
-    *ns = *ns * 2 > max ? max : *ns * 2;
-}
-
 /* Naps after a poll: resets to the shortest nap when the poll found work
  * (busy != 0), else sleeps and doubles the nap up to the longest. */
 static inline void nq_mpi_nap(long *ns, int busy)
@@ -37,7 +31,7 @@ static inline void nq_mpi_nap(long *ns, int busy)
     }
     struct timespec ts = {0, *ns};
     nanosleep(&ts, NULL);
-    nq_mpi_nap_grow(ns, NQ_MPI_NAP_MAX_NS);
+    *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
 }
 
 /* The nap of a loop that its compute threads can wake (coordinator.c,

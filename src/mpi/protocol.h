@@ -48,7 +48,7 @@ enum nq_mpi_tag {
 
 /* Most chunks one ASSIGN carries (a worker asks for at most its whole
  * queue: see worker.c). */
-#define NQ_MPI_MAX_ASSIGN (NQ_MAX_THREADS + 1)
+#define NQ_MPI_MAX_ASSIGN 65536
 
 /* The resolved plan rank 0 broadcasts (all int64 so one MPI type does). */
 enum nq_mpi_plan_field {
