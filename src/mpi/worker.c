@@ -11,18 +11,19 @@
  * however long the chunks in hand take.
  *
  * A thread must never wait for a round trip to rank 0, whose main thread
- * answers only between its naps (NQ_COORD_NAP_NS, coordinator.c).  So the queue
- * holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
+ * answers only between its naps (NQ_COORD_NAP_NS, coordinator.c).  So the
+ * queue holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
  * at the rate they have been finishing chunks (at least one spare, at most
  * NQ_WORKER_MAX_SPARE per thread).  Nor may the main thread take the
  * compute threads' cores: on a node with as many compute threads as cores,
  * every turn of its loop preempts one of them.  So it works in batches:
  * the compute threads wake it only when half the spares are gone (it then
  * sends the counts finished so far with the next REQUEST), when twice as
- * many counts wait to be sent, or when they run out of chunks; between those it
- * sleeps up to NQ_WORKER_IDLE_NAP_S, and looks for the answer to a REQUEST
- * only when it is likely to be there (NQ_WORKER_ASK_FIRST_S).  A count waits NQ_WORKER_RESULT_AGE_S at most, so that
- * rank 0's journal and progress see long chunks finish.
+ * many counts wait to be sent, or when they run out of chunks; between
+ * those it sleeps up to NQ_WORKER_IDLE_NAP_S, and it looks for the answer
+ * to a REQUEST only once it is likely to be there (NQ_WORKER_ASK_FIRST_S).
+ * A count waits NQ_WORKER_RESULT_AGE_S at most, so that rank 0's journal
+ * and progress see long chunks finish.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -156,7 +157,8 @@ static int worker_take(void *user, uint64_t *chunk)
     int got = 0;
     pthread_mutex_lock(&w->lock);
     if (!atomic_load(&w->stop) && w->len == 0 && !w->end) {
-        /* Starved: the spares did not cover the wait for rank 0's answer. */
+        /* Starved (the spares did not cover the wait for rank 0's answer),
+         * or at the end, until rank 0 says so: counted for the trace. */
         const double since = nq_now();
         while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
             pthread_cond_wait(&w->changed, &w->lock);
