@@ -259,7 +259,13 @@ static void answer(coord *c, int r)
     /* Near the end a rank gets no more than its share of what is left
      * (half of it spread over the ranks), so that no rank holds a queue of
      * spares while the others run out of chunks. */
-    const uint64_t share = nq_ledger_unassigned(c->ledger) / (2 * (uint64_t)c->cfg->ranks);
+    uint64_t left = nq_ledger_unassigned(c->ledger);
+    if (c->verify) {
+        pthread_mutex_lock(&c->recheck_lock);
+        left += c->recheck_len;
+        pthread_mutex_unlock(&c->recheck_lock);
+    }
+    const uint64_t share = left / (2 * (uint64_t)c->cfg->ranks);
     const uint64_t most = o->wants < share ? o->wants : share > 0 ? share : 1;
     if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
         while (k < most && (recheck_take(c, r, &o->assign[k]) ||
