@@ -7,13 +7,14 @@
  * and the MCA parameter files Open MPI reads at MPI_Init: the user's
  * ($HOME/.openmpi/mca-params.conf), the installation's
  * (openmpi-mca-params.conf in its etc folder, found from where libmpi was
- * loaded, and Debian's /etc/openmpi), and any that
+ * loaded, and the distributions' /etc/openmpi*), and any that
  * OMPI_MCA_mca_base_param_files lists instead.  Other MPI libraries set
  * none of these, and nothing changes for them.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <glob.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -98,6 +99,20 @@ static int installation_chooses_pml(void)
     return file_chooses_pml(path);
 }
 
+/* 1 when a distribution's system file chooses one: Debian's
+ * /etc/openmpi, Fedora's and Red Hat's /etc/openmpi-ARCH. */
+static int distribution_chooses_pml(void)
+{
+    glob_t found;
+    memset(&found, 0, sizeof found);
+    int chooses = 0;
+    if (glob("/etc/openmpi*/openmpi-mca-params.conf", 0, NULL, &found) == 0)
+        for (size_t i = 0; i < found.gl_pathc && !chooses; i++)
+            chooses = file_chooses_pml(found.gl_pathv[i]);
+    globfree(&found);
+    return chooses;
+}
+
 /* 1 when the user or the site chose a messaging layer. */
 static int pml_chosen(void)
 {
@@ -118,8 +133,7 @@ static int pml_chosen(void)
     if (prefix && snprintf(path, sizeof path, "%s/etc/openmpi-mca-params.conf", prefix) <
                       (int)sizeof path && file_chooses_pml(path))
         return 1;
-    return file_chooses_pml("/etc/openmpi/openmpi-mca-params.conf") ||
-           installation_chooses_pml();
+    return distribution_chooses_pml() || installation_chooses_pml();
 }
 
 int nq_mpi_choose_transport(void)
