@@ -8,8 +8,10 @@
  * ($HOME/.openmpi/mca-params.conf), the installation's
  * (openmpi-mca-params.conf in its etc folder, found from where libmpi was
  * loaded, and the distributions' /etc/openmpi*), and any that
- * OMPI_MCA_mca_base_param_files lists instead.  Other MPI libraries set
- * none of these, and nothing changes for them.
+ * OMPI_MCA_mca_base_param_files lists instead; and the PMIx server's
+ * address that a PMIx launcher gives its ranks (PMIX_SERVER_URI*).  Other
+ * MPI libraries and launchers set none of these, and nothing changes for
+ * them.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <arpa/inet.h>
