@@ -10,8 +10,9 @@
  * loaded, and the distributions' /etc/openmpi*), and any that
  * OMPI_MCA_mca_base_param_files lists instead; and the PMIx server's
  * address that a PMIx launcher gives its ranks (PMIX_SERVER_URI*).  Other
- * MPI libraries and launchers set none of these, and nothing changes for
- * them.
+ * MPI libraries set none of the first ones, and get the transport they
+ * would have; whoever launched the job, a TCP connection to its PMIx
+ * server changes only in when its bytes leave.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <arpa/inet.h>
