@@ -173,6 +173,54 @@ class Trace(unittest.TestCase):
         self.assertNotIn("trace:", p.stderr)
 
 
+class Transport(unittest.TestCase):
+    """On one node, with no messaging layer chosen, every rank asks Open MPI
+    for shared memory (pml ob1) before MPI_Init; a choice made in the
+    environment or in an MCA parameter file is kept.  The trace's MPI_Init
+    line says which, and the count is exact either way."""
+
+    CHOSEN = "one node: pml ob1"
+
+    def init_lines(self, env):
+        p = subprocess.run(mpi_cmd(2, "10", "-t", "1", "-q"), capture_output=True, text=True,
+                           timeout=60, env=env)
+        self.assertEqual((p.returncode, p.stdout), (0, "724\n"), p.stderr)
+        ranks = trace_lines(p.stderr)
+        lines = [w for r in (0, 1) for w, _, _ in ranks.get(r, [])
+                 if w.startswith("MPI_Init done")]
+        self.assertEqual(len(lines), 2, p.stderr)
+        return lines
+
+    def env_with_file(self, folder, text):
+        conf = os.path.join(folder, "mca-params.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(text)
+        env = dict(ENV, NQ_MPI_TRACE="1", OMPI_MCA_mca_base_param_files=conf)
+        env.pop("OMPI_MCA_pml", None)
+        return env
+
+    def test_shared_memory_when_nothing_chosen(self):
+        with tempfile.TemporaryDirectory() as d:
+            # Exclusions (Debian's file has these) choose nothing.
+            env = self.env_with_file(d, "# site\npml = ^ucx\n  pml_ob1_priority = 20\n")
+            for line in self.init_lines(env):
+                self.assertIn(self.CHOSEN, line)
+                # Open MPI 4's mpiexec serves PMIx over loopback TCP.
+                if "PMIX_SERVER_URI" not in os.environ:
+                    self.assertIn("launcher channel without delay", line)
+
+    def test_a_choice_is_kept(self):
+        with tempfile.TemporaryDirectory() as d:
+            for how, text, pml in (("file", "mtl = ^ofi\n pml =ob1\n", None),
+                                   ("environment", "", "ob1")):
+                with self.subTest(how=how):
+                    env = self.env_with_file(d, text)
+                    if pml:
+                        env["OMPI_MCA_pml"] = pml
+                    for line in self.init_lines(env):
+                        self.assertNotIn(self.CHOSEN, line)
+
+
 class OverheadScript(unittest.TestCase):
     """bench/mpi_overhead.sh, the measurement of nqueens-mpi against nqueens,
     at a board small enough for the test suite (its figures mean nothing

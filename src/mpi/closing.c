@@ -3,7 +3,6 @@
  */
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,18 +16,23 @@
 
 typedef struct watchdog {
     pthread_t thread;
-    atomic_int done;      /* the main thread is through MPI_Finalize */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;  /* signalled when done is set */
+    int done;             /* the main thread is through MPI_Finalize (under lock) */
     double deadline;      /* nq_now() when the watchdog ends the process */
     double timeout;
     int status;
 } watchdog;
 
+/* Sleeps until the main thread is done (then returns at once, so that the
+ * process ends without waiting for a tick) or the deadline passes. */
 static void *watch(void *arg)
 {
     watchdog *w = arg;
-    const struct timespec tick = {0, 20000000L}; /* 20 ms: the end is late by that at most */
-    while (!atomic_load(&w->done)) {
-        if (nq_now() > w->deadline) {
+    pthread_mutex_lock(&w->lock);
+    while (!w->done) {
+        const double left = w->deadline - nq_now();
+        if (left < 0) {
             const int complete =
                 w->status == 0 || w->status == NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK;
             const int code = complete ? NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK : w->status;
@@ -39,8 +43,14 @@ static void *watch(void *arg)
             fflush(stderr);
             _exit(code);
         }
-        nanosleep(&tick, NULL);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        const double at = (double)until.tv_nsec * 1e-9 + (left < 1 ? left : 1);
+        until.tv_sec += (time_t)at;
+        until.tv_nsec = (long)((at - (double)(time_t)at) * 1e9);
+        pthread_cond_timedwait(&w->wake, &w->lock, &until);
     }
+    pthread_mutex_unlock(&w->lock);
     return NULL;
 }
 
@@ -60,7 +70,8 @@ int nq_mpi_close_job(int meet, double timeout, int status)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     watchdog w = {.deadline = nq_now() + timeout, .timeout = timeout, .status = status};
-    atomic_init(&w.done, 0);
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.wake, NULL);
     /* Without a thread there is no watchdog, and the end is as unbounded
      * as MPI makes it: no reason to fail a finished job. */
     const int watched = rank == 0 && timeout > 0 && pthread_create(&w.thread, NULL, watch, &w) == 0;
@@ -73,8 +84,13 @@ int nq_mpi_close_job(int meet, double timeout, int status)
     MPI_Finalize();
     nq_mpi_trace("MPI_Finalize done");
     if (watched) {
-        atomic_store(&w.done, 1);
+        pthread_mutex_lock(&w.lock);
+        w.done = 1;
+        pthread_cond_signal(&w.wake);
+        pthread_mutex_unlock(&w.lock);
         pthread_join(w.thread, NULL);
     }
+    pthread_cond_destroy(&w.wake);
+    pthread_mutex_destroy(&w.lock);
     return status;
 }

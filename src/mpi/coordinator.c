@@ -5,7 +5,7 @@
  * MPI, so it stays responsive to signals and leaves the cores to the
  * compute threads.  It is the only thread that calls MPI.  Every turn of
  * its loop takes a core from a compute thread for a moment, so it naps as
- * long as the others can wait for an answer (NQ_COORD_NAP_MAX_NS: a worker
+ * long as the others can wait for an answer (NQ_COORD_NAP_NS: a worker
  * asks for chunks while it still holds several times that much work), and
  * alone in the job, where nobody waits for an answer, longer still; its
  * own threads wake it when they run out of chunks or a check needs it.  It never waits
@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
@@ -32,12 +31,11 @@
 #include "run/pool.h"
 #include "run/verify.h"
 
-/* Rank 0's naps between polls beside other ranks: the first after a busy
- * poll (more messages may follow), and the longest.  Each nap is twice the
- * one before; a worker asks for chunks while it still holds several times
- * the longest nap's worth of work (worker.c). */
-#define NQ_COORD_NAP_MIN_NS 500000L
-#define NQ_COORD_NAP_MAX_NS 5000000L
+/* Rank 0's nap between polls beside other ranks, busy or not (a poll
+ * takes every message waiting): a worker asks for chunks while it still
+ * holds several times this much work (worker.c), and each turn of the
+ * loop takes a core from a compute thread for a moment. */
+#define NQ_COORD_NAP_NS 5000000L
 /* Rank 0's nap alone in the job, where nobody waits for an answer. */
 #define NQ_COORD_ALONE_NAP_NS 50000000L
 
@@ -88,6 +86,9 @@ typedef struct coord {
     /* For the trace: the main loop's turns and the messages by tag. */
     unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
     unsigned long long counted, repeats; /* counts received; of chunks already counted */
+    /* Rank 0's threads: the times one found no chunk free (the others held
+     * the rest), and the microseconds they waited for one or for the end. */
+    atomic_llong waits, waited_us;
 } coord;
 
 /* Cuts the main thread's nap short: something needs it now. */
@@ -108,29 +109,13 @@ static unsigned coord_wakes(coord *c)
     return w;
 }
 
-/* The main thread's nap after a poll: none after a busy one (and the next
- * is the shortest); else *ns nanoseconds, doubled for the next nap up to
- * NQ_COORD_NAP_MAX_NS, or NQ_COORD_ALONE_NAP_NS when no other rank is in
- * the job; cut short by coord_wake() since `seen` was read. */
-static void coord_nap(coord *c, unsigned seen, long *ns, int busy)
+/* The main thread's nap after a poll: NQ_COORD_NAP_NS, or
+ * NQ_COORD_ALONE_NAP_NS when no other rank is in the job; cut short by
+ * coord_wake() since `seen` was read. */
+static void coord_nap(coord *c, unsigned seen)
 {
-    if (busy) {
-        *ns = NQ_COORD_NAP_MIN_NS;
-        return;
-    }
-    const long nap = c->cfg->ranks > 1 ? *ns : NQ_COORD_ALONE_NAP_NS;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += nap;
-    while (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&c->wake_lock);
-    if (c->wakes == seen)
-        pthread_cond_timedwait(&c->wake, &c->wake_lock, &until);
-    pthread_mutex_unlock(&c->wake_lock);
-    *ns = *ns * 2 > NQ_COORD_NAP_MAX_NS ? NQ_COORD_NAP_MAX_NS : *ns * 2;
+    const long nap = c->cfg->ranks > 1 ? NQ_COORD_NAP_NS : NQ_COORD_ALONE_NAP_NS;
+    nq_mpi_nap_unless_woken(&c->wake_lock, &c->wake, &c->wakes, seen, nap);
 }
 
 /* Rank 0's team stopped: the main thread ends the job or waits for the
@@ -215,15 +200,24 @@ static int coord_take(void *user, uint64_t *chunk)
 {
     coord *c = user;
     long nap_ns = NQ_MPI_NAP_MIN_NS;
+    double since = 0;
+    int got = 1;
     while (!recheck_take(c, own_solver(c), chunk) && !nq_ledger_take(c->ledger, chunk)) {
+        if (since == 0)
+            since = nq_now();
         if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
             nq_ledger_complete(c->ledger)) {
             coord_wake(c); /* the team is about to finish */
-            return 0;
+            got = 0;
+            break;
         }
         nq_mpi_nap(&nap_ns, 0);
     }
-    return 1;
+    if (since > 0) {
+        atomic_fetch_add(&c->waits, 1);
+        atomic_fetch_add(&c->waited_us, (long long)((nq_now() - since) * 1e6));
+    }
+    return got;
 }
 
 static void coord_done(void *user, uint64_t chunk, const nq_counts *counts)
@@ -262,9 +256,20 @@ static void answer(coord *c, int r)
     uint64_t k = 0;
     if (!o->asked)
         return;
+    /* Near the end a rank gets no more than its share of what is left
+     * (half of it spread over the ranks), so that no rank holds a queue of
+     * spares while the others run out of chunks. */
+    uint64_t left = nq_ledger_unassigned(c->ledger);
+    if (c->verify) {
+        pthread_mutex_lock(&c->recheck_lock);
+        left += c->recheck_len;
+        pthread_mutex_unlock(&c->recheck_lock);
+    }
+    const uint64_t share = left / (2 * (uint64_t)c->cfg->ranks);
+    const uint64_t most = o->wants < share ? o->wants : share > 0 ? share : 1;
     if (nq_mpi_roster_state(c->roster, r) == NQ_MPI_RANK_LIVE)
-        while (k < o->wants && (recheck_take(c, r, &o->assign[k]) ||
-                                nq_ledger_take(c->ledger, &o->assign[k])))
+        while (k < most && (recheck_take(c, r, &o->assign[k]) ||
+                            nq_ledger_take(c->ledger, &o->assign[k])))
             nq_mpi_roster_assigned(c->roster, r, o->assign[k++]);
     if (k == 0 && !c->closed && !nq_ledger_complete(c->ledger) &&
         nq_mpi_roster_state(c->roster, r) != NQ_MPI_RANK_GONE)
@@ -385,17 +390,15 @@ static void heard(coord *c, int src)
                was_silent);
 }
 
-/* Handles every message waiting.  Returns 1 if there was any. */
-static int serve(coord *c)
+/* Handles every message waiting. */
+static void serve(coord *c)
 {
-    int busy = 0;
     for (;;) {
         int flag = 0, words = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
         if (!flag)
-            return busy;
-        busy = 1;
+            return;
         if (st.MPI_TAG >= 0 && st.MPI_TAG <= NQ_MPI_TAG_HEARTBEAT)
             c->messages[st.MPI_TAG]++;
         heard(c, st.MPI_SOURCE);
@@ -472,12 +475,11 @@ static void watch_ranks(coord *c)
  * out (then *abandoned). */
 static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int *abandoned)
 {
-    long nap_ns = NQ_COORD_NAP_MIN_NS;
     for (;;) {
         c->polls++;
         const unsigned seen = coord_wakes(c);
         watch_ranks(c);
-        int busy = serve(c);
+        serve(c);
         if (team_started && atomic_load(&team->error))
             fail(c, atomic_load(&team->error), 0);
         if (atomic_load(&c->verify_failed))
@@ -497,7 +499,7 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
             *abandoned = 1;
             return;
         }
-        coord_nap(c, seen, &nap_ns, busy);
+        coord_nap(c, seen);
     }
 }
 
@@ -548,6 +550,8 @@ static coord *coord_create(const nq_mpi_coord_config *cfg)
     atomic_init(&c->recheck_added, 0);
     atomic_init(&c->others_gone, 0);
     atomic_init(&c->verify_failed, 0);
+    atomic_init(&c->waits, 0);
+    atomic_init(&c->waited_us, 0);
     pthread_mutex_init(&c->recheck_lock, NULL);
     pthread_mutex_init(&c->wake_lock, NULL);
     pthread_cond_init(&c->wake, NULL);
@@ -628,10 +632,12 @@ int nq_mpi_coordinate(const nq_mpi_coord_config *cfg, nq_mpi_outcome *out)
     out->left_rank = c->left_rank;
     out->left_signal = c->left_signal;
     nq_mpi_trace("served %llu requests, %llu result messages, %llu heartbeats, %llu goodbyes "
-                 "in %llu polls; %llu counts came, %llu of chunks already counted",
+                 "in %llu polls; %llu counts came, %llu of chunks already counted; threads "
+                 "waited for chunks %lld times, %.3f s in all",
                  c->messages[NQ_MPI_TAG_REQUEST], c->messages[NQ_MPI_TAG_RESULT],
                  c->messages[NQ_MPI_TAG_HEARTBEAT], c->messages[NQ_MPI_TAG_BYE], c->polls,
-                 c->counted, c->repeats);
+                 c->counted, c->repeats, (long long)atomic_load(&c->waits),
+                 (double)atomic_load(&c->waited_us) * 1e-6);
     coord_free(c, out->abandoned || out->silent_rank);
     return ret;
 }

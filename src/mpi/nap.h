@@ -6,13 +6,14 @@
  * which would take a core the compute threads need.  It polls and naps
  * instead: briefly right after something happened, then longer and longer
  * while nothing does.  These are the naps of the waits at the start and
- * end of the job (collectives, the last sends); the loops that serve the
- * count nap by their own rules (coordinator.c, worker.c), cut short by
- * their compute threads when there is work.
+ * end of the job (collectives, the last sends), and the nap that the
+ * loops serving the count (coordinator.c, worker.c) take by their own
+ * rules, cut short by their compute threads when there is work.
  */
 #ifndef NQ_MPI_NAP_H
 #define NQ_MPI_NAP_H
 
+#include <pthread.h>
 #include <time.h>
 
 #include <mpi.h>
@@ -31,6 +32,27 @@ static inline void nq_mpi_nap(long *ns, int busy)
     struct timespec ts = {0, *ns};
     nanosleep(&ts, NULL);
     *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
+}
+
+/* The nap of a loop that its compute threads can wake (coordinator.c,
+ * worker.c): sleeps on `wake` for up to ns nanoseconds (ns < 1 s), unless
+ * *wakes, which the threads raise under `lock` as they signal `wake`, has
+ * moved on from `seen`, its value when the loop's poll began: so a wake
+ * that came during the poll is never slept through. */
+static inline void nq_mpi_nap_unless_woken(pthread_mutex_t *lock, pthread_cond_t *wake,
+                                           const unsigned *wakes, unsigned seen, long ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += ns;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(lock);
+    if (*wakes == seen)
+        pthread_cond_timedwait(wake, lock, &until);
+    pthread_mutex_unlock(lock);
 }
 
 /* Completes *req by polling with naps: used for the closing barrier, where

@@ -54,6 +54,7 @@
 #include "mpi/nap.h"
 #include "mpi/protocol.h"
 #include "mpi/trace.h"
+#include "mpi/transport.h"
 #include "mpi/worker.h"
 
 #define PROG "nqueens-mpi"
@@ -261,10 +262,13 @@ typedef struct estimate_job {
     int threads;
 } estimate_job;
 
-/* Rank 0's duration estimate: timed on rank 0's threads, before they take
- * their first chunk, while the other ranks already count (their work
- * meanwhile is in the estimate's figure: it predicts the units left at
- * the start). */
+/* Rank 0's duration estimate (the coordinator's prepare hook): its sample
+ * is solved on rank 0's threads before they take their first chunk of the
+ * count, while the main thread already hands chunks to the other ranks;
+ * the sample claims its chunks from the same ledger, so no chunk is solved
+ * twice.  The figure spreads the chunks not finished when it is made (the
+ * other ranks' work meanwhile is left out of it) over every rank's
+ * threads, and adds the time since the run began. */
 static void estimate_on_rank0(void *user)
 {
     const estimate_job *e = user;
@@ -359,13 +363,17 @@ int main(int argc, char **argv)
     nq_cli_install_signal_handlers(1);
     nq_mpi_trace_init(-1);
     nq_mpi_trace("process started (pid %ld)", (long)getpid());
+    const int shared_memory = nq_mpi_choose_transport();
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
     nq_mpi_trace_init(pg.rank);
-    nq_mpi_trace("MPI_Init done (pid %ld)", (long)getpid());
+    const int quickened = nq_mpi_quicken_launcher_channel();
+    nq_mpi_trace("MPI_Init done (pid %ld%s%s)", (long)getpid(),
+                 shared_memory ? ", one node: pml ob1" : "",
+                 quickened ? ", launcher channel without delay" : "");
     if (pg.rank == 0)
         nq_cli_install_signal_handlers(0);
 

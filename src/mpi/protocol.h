@@ -47,8 +47,9 @@ enum nq_mpi_tag {
 #define NQ_MPI_RESULT_WORDS 5
 
 /* Most chunks one ASSIGN carries (a worker asks for at most its whole
- * queue: see worker.c). */
-#define NQ_MPI_MAX_ASSIGN (NQ_MAX_THREADS + 1)
+ * queue: see worker.c).  Rank 0 keeps a buffer this large at most per
+ * rank that asks for that much: 128 KiB. */
+#define NQ_MPI_MAX_ASSIGN 16384
 
 /* The resolved plan rank 0 broadcasts (all int64 so one MPI type does). */
 enum nq_mpi_plan_field {

@@ -7,6 +7,10 @@
  * sums, exactly as for nq_count(); this file only starts it on its own
  * thread and tells the rank's main thread when it is done.
  */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/engine.h"
 #include "mpi/team.h"
 #include "mpi/trace.h"
@@ -31,6 +35,13 @@ static void team_done(void *user, uint64_t chunk, const nq_counts *counts)
 static void *team_main(void *arg)
 {
     nq_mpi_team *t = arg;
+#ifdef _OPENMP
+    /* OpenMP's thread count is per native thread, and this one starts with
+     * the runtime's default (every core of the node): what the prepare hook
+     * runs on OpenMP (rank 0's duration estimate) must stay on the rank's
+     * own threads, beside the other ranks on the node. */
+    omp_set_num_threads(t->threads);
+#endif
     if (t->prepare)
         t->prepare(t->prepare_user);
     const nq_pool_run run = {

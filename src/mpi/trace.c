@@ -38,7 +38,7 @@ void nq_mpi_trace(const char *fmt, ...)
 {
     if (!trace_on)
         return;
-    char what[160];
+    char what[320];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);

@@ -11,23 +11,23 @@
  * however long the chunks in hand take.
  *
  * A thread must never wait for a round trip to rank 0, whose main thread
- * answers only between its naps (up to NQ_COORD_NAP_MAX_NS, coordinator.c).  So the queue
- * holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
+ * answers only between its naps (NQ_COORD_NAP_NS, coordinator.c).  So the
+ * queue holds enough spare chunks to keep the threads busy for NQ_WORKER_LEAD_S
  * at the rate they have been finishing chunks (at least one spare, at most
  * NQ_WORKER_MAX_SPARE per thread).  Nor may the main thread take the
  * compute threads' cores: on a node with as many compute threads as cores,
  * every turn of its loop preempts one of them.  So it works in batches:
  * the compute threads wake it only when half the spares are gone (it then
  * sends the counts finished so far with the next REQUEST), when twice as
- * many counts wait to be sent, or when they run out of chunks; between those it
- * sleeps up to NQ_WORKER_IDLE_NAP_S, and naps briefly only while a REQUEST
- * is unanswered.  A count waits NQ_WORKER_RESULT_AGE_S at most, so that
- * rank 0's journal and progress see long chunks finish.
+ * many counts wait to be sent, or when they run out of chunks; between
+ * those it sleeps up to NQ_WORKER_IDLE_NAP_S, and it looks for the answer
+ * to a REQUEST only once it is likely to be there (NQ_WORKER_ASK_FIRST_S).
+ * A count waits NQ_WORKER_RESULT_AGE_S at most, so that rank 0's journal
+ * and progress see long chunks finish.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
@@ -39,21 +39,35 @@
 #include "mpi/worker.h"
 
 /* Seconds of work the spare chunks should cover.  A REQUEST goes out when
- * half of them are gone, so half of it must cover rank 0's longest nap,
- * this thread's nap while it waits for the answer and a message's way
- * there and back, with room to spare for a loaded machine. */
-#define NQ_WORKER_LEAD_S 0.02
-/* Most spare chunks per thread, however short the chunks: bounds what can
- * wait in this rank's queue while another rank's thread idles at the end. */
-#define NQ_WORKER_MAX_SPARE 32
+ * half of them are gone, so half of it must cover rank 0's nap, this
+ * thread's wait for the answer and a message's way there and back, with
+ * room to spare for a loaded machine and for a stretch of chunks cheaper
+ * than the pace (a running mean) says: mitm's units differ in cost by
+ * orders of magnitude from one to the next. */
+#define NQ_WORKER_LEAD_S 0.05
+/* Most spare chunks per thread: bounds the queue and an ASSIGN.  It must
+ * not bound the lead: a rank whose spares cover less than the wait for
+ * rank 0's answer runs dry between answers, and with chunks of a tenth of a
+ * millisecond (mitm at N = 19) the lead is hundreds of chunks.  What waits
+ * in the queue at the end is bounded by the lead and by rank 0, which
+ * hands out no more than a share of the chunks left (coordinator.c). */
+#define NQ_WORKER_MAX_SPARE 1024
+/* Spare chunks per thread before the rank knows its pace: a rank whose
+ * chunks are short would otherwise run dry a few times at the start, one
+ * round trip each, while its pace is learnt; long ones are held fairly by
+ * rank 0's shares near the end (coordinator.c). */
+#define NQ_WORKER_FIRST_SPARES 4
 /* Longest sleep of the main thread while no REQUEST is unanswered: how
  * late a STOP or the compute threads' end may be seen (the threads see a
  * signal of this rank's own at once). */
 #define NQ_WORKER_IDLE_NAP_S 0.01
-/* The main thread's first nap while a REQUEST is unanswered (then twice
- * the one before, up to NQ_MPI_NAP_MAX_NS): rank 0 answers between naps of
- * its own, so a shorter one would mostly find nothing yet. */
-#define NQ_WORKER_ASK_NAP_NS 500000L
+/* While a REQUEST is unanswered, the main thread first looks for the
+ * answer this long after asking, then every NQ_WORKER_ASK_NAP_NS: rank 0
+ * answers between naps of its own (NQ_COORD_NAP_NS, coordinator.c), so an
+ * earlier look would mostly find nothing yet, and every look takes a core
+ * from a compute thread for a moment. */
+#define NQ_WORKER_ASK_FIRST_S 0.003
+#define NQ_WORKER_ASK_NAP_NS 1000000L
 /* Longest wait of a finished chunk's count before it is sent. */
 #define NQ_WORKER_RESULT_AGE_S 0.1
 
@@ -77,19 +91,27 @@ typedef struct worker {
     /* Main thread only. */
     double beat;              /* heartbeat interval, seconds */
     double last_sent;         /* nq_now() when rank 0 was last sent anything */
+    double asked_at;          /* nq_now() when the last REQUEST went out */
     MPI_Request beat_req;     /* the heartbeat in flight, if any */
     MPI_Request result_req;   /* the RESULT in flight (from the outbox), if any */
-    /* For the trace: the main loop's turns and what it sent. */
+    /* For the trace: the main loop's turns and what it sent; the times a
+     * compute thread found the queue empty before the end, and how long
+     * it waited (under the lock). */
     unsigned long long polls, requests, result_messages, results_sent, beats;
+    unsigned long long starved;
+    double starved_s;
 } worker;
 
 /* Chunks the rank should hold (queued, in hand or unsent): one per thread
- * plus the spares that cover NQ_WORKER_LEAD_S at the rank's pace, at least
- * one and at most cap - threads.  Called with the lock held. */
+ * plus the spares that cover NQ_WORKER_LEAD_S at the rank's pace (before
+ * it has one, NQ_WORKER_FIRST_SPARES per thread), at least one and at most
+ * cap - threads.  Called with the lock held. */
 static size_t holding_target(const worker *w)
 {
     const size_t most = w->cap - (size_t)w->threads;
-    size_t spare = 1;
+    size_t spare = (size_t)w->threads * NQ_WORKER_FIRST_SPARES;
+    if (spare > most)
+        spare = most;
     if (w->gap > 0) {
         const double want = NQ_WORKER_LEAD_S / w->gap + 1;
         spare = want >= (double)most ? most : (size_t)want;
@@ -134,8 +156,15 @@ static int worker_take(void *user, uint64_t *chunk)
     worker *w = user;
     int got = 0;
     pthread_mutex_lock(&w->lock);
-    while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
-        pthread_cond_wait(&w->changed, &w->lock);
+    if (!atomic_load(&w->stop) && w->len == 0 && !w->end) {
+        /* Starved (the spares did not cover the wait for rank 0's answer),
+         * or at the end, until rank 0 says so: counted for the trace. */
+        const double since = nq_now();
+        while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
+            pthread_cond_wait(&w->changed, &w->lock);
+        w->starved++;
+        w->starved_s += nq_now() - since;
+    }
     if (!atomic_load(&w->stop) && w->len > 0) {
         *chunk = w->queue[w->head];
         w->head = (w->head + 1) % w->cap;
@@ -179,30 +208,17 @@ static unsigned events(worker *w)
 
 /* Sleeps until a compute thread wakes the main thread (wake_if_due(); not
  * at all when one did since the poll began, when `seen` was read) or for
- * at most: *ns nanoseconds while a REQUEST is unanswered, doubled for the
- * next nap up to NQ_MPI_NAP_MAX_NS, so the answer is taken soon; else
- * NQ_WORKER_IDLE_NAP_S.  After a busy poll there is no wait and the next
- * short nap is the shortest. */
-static void nap_or_wake(worker *w, unsigned seen, long *ns, int busy, int asking)
+ * at most: while a REQUEST is unanswered, until NQ_WORKER_ASK_FIRST_S after
+ * it went out (`asked_at`), and NQ_WORKER_ASK_NAP_NS once that is past, so
+ * the answer is taken soon; else NQ_WORKER_IDLE_NAP_S. */
+static void nap_or_wake(worker *w, unsigned seen, int asking, double asked_at)
 {
-    if (busy) {
-        *ns = NQ_WORKER_ASK_NAP_NS;
-        return;
+    long nap = (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
+    if (asking) {
+        const double first = asked_at + NQ_WORKER_ASK_FIRST_S - nq_now();
+        nap = first * 1e9 > NQ_WORKER_ASK_NAP_NS ? (long)(first * 1e9) : NQ_WORKER_ASK_NAP_NS;
     }
-    const long nap = asking ? *ns : (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += nap;
-    while (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&w->lock);
-    if (w->events == seen)
-        pthread_cond_timedwait(&w->wake, &w->lock, &until);
-    pthread_mutex_unlock(&w->lock);
-    if (asking)
-        *ns = *ns * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : *ns * 2;
+    nq_mpi_nap_unless_woken(&w->lock, &w->wake, &w->events, seen, nap);
 }
 
 /* What the main thread should do now: *request when there is room for a
@@ -281,10 +297,16 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
     if (*pending != MPI_REQUEST_NULL || w->end || atomic_load(&w->stop))
         return 0;
     pthread_mutex_lock(&w->lock);
-    /* Unsent results count too: results and outbox hold cap chunks. */
-    const size_t held = w->len + w->in_hand + w->results_len;
-    const size_t target = holding_target(w);
-    uint64_t want = held < target ? target - held : 0;
+    /* What brings the chunks queued and in hand up to the target, as far
+     * as the buffers allow: queued, in hand and unsent counts together
+     * never exceed cap.  Unsent counts do not shrink the ask otherwise: a
+     * RESULT still in flight (rank 0 takes it at its next poll) holds the
+     * next counts back, and must not starve the threads too. */
+    const size_t working = w->len + w->in_hand, target = holding_target(w);
+    const size_t free = w->cap - working - w->results_len;
+    uint64_t want = working < target ? target - working : 0;
+    if (want > free)
+        want = free;
     pthread_mutex_unlock(&w->lock);
     if (want == 0)
         return 0;
@@ -294,7 +316,7 @@ static int request_chunks(worker *w, uint64_t *assign, MPI_Request *pending)
     w->asking = 1;
     pthread_mutex_unlock(&w->lock);
     w->requests++;
-    w->last_sent = nq_now();
+    w->last_sent = w->asked_at = nq_now();
     return 1;
 }
 
@@ -346,23 +368,22 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
 static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_int *cancel,
                   uint64_t *assign, uint64_t *outbox, MPI_Request *pending)
 {
-    long nap_ns = NQ_WORKER_ASK_NAP_NS;
     for (;;) {
         w->polls++;
         const unsigned seen = events(w);
-        int busy = check_stop(w, cancel);
-        busy |= receive_chunks(w, assign, pending);
+        check_stop(w, cancel);
+        receive_chunks(w, assign, pending);
         int request, results;
         due(w, *pending != MPI_REQUEST_NULL, &request, &results);
         if (results) /* first: the REQUEST then asks for their room too */
-            busy |= send_results(w, outbox);
+            send_results(w, outbox);
         if (request)
-            busy |= request_chunks(w, assign, pending);
-        busy |= heartbeat(w);
+            request_chunks(w, assign, pending);
+        heartbeat(w);
         if ((!team_started || nq_mpi_team_finished(team)) &&
             (*pending == MPI_REQUEST_NULL || atomic_load(&w->stop)))
             return;
-        nap_or_wake(w, seen, &nap_ns, busy, *pending != MPI_REQUEST_NULL);
+        nap_or_wake(w, seen, *pending != MPI_REQUEST_NULL, w->asked_at);
     }
 }
 
@@ -420,8 +441,9 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     /* The REQUEST a stopped rank left unanswered gets its answer now. */
     nq_mpi_wait_napping(&pending);
     nq_mpi_trace("sent %llu requests, %llu result messages (%llu chunks), %llu heartbeats "
-                 "in %llu polls", w.requests, w.result_messages, w.results_sent, w.beats,
-                 w.polls);
+                 "in %llu polls; threads waited for chunks %llu times, %.3f s in all",
+                 w.requests, w.result_messages, w.results_sent, w.beats, w.polls, w.starved,
+                 w.starved_s);
 
     pthread_cond_destroy(&w.wake);
     pthread_cond_destroy(&w.changed);

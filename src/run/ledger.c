@@ -236,6 +236,14 @@ uint64_t nq_ledger_units(const nq_ledger *l)
     return l->units;
 }
 
+uint64_t nq_ledger_unassigned(nq_ledger *l)
+{
+    pthread_mutex_lock(&l->lock);
+    const uint64_t left = l->closed ? 0 : l->chunks - l->cursor + l->given_back_len;
+    pthread_mutex_unlock(&l->lock);
+    return left;
+}
+
 int nq_ledger_complete(nq_ledger *l)
 {
     pthread_mutex_lock(&l->lock);

@@ -91,6 +91,11 @@ int nq_ledger_set_weights(nq_ledger *l, const double *costs);
  * set.  Cheap and lock-free, for progress reports. */
 double nq_ledger_work_fraction(const nq_ledger *l);
 
+/* About how many chunks are still to hand out: those past the cursor
+ * (resumed ones among them included) and those given back; 0 once the
+ * ledger is closed.  For sharing out the last chunks fairly. */
+uint64_t nq_ledger_unassigned(nq_ledger *l);
+
 /* 1 when every chunk is finished. */
 int nq_ledger_complete(nq_ledger *l);
 

@@ -99,7 +99,7 @@ typedef struct nq_model_ranks_result {
  * policy on ranks * threads workers.  The one difference is that every rank
  * but rank 0 keeps spare chunks queued, fetched before a thread of its own
  * needs them: at least one, and as many as its threads finish in a short
- * lead time (20 ms, worker.c) when chunks are shorter than that.  Near the
+ * lead time (50 ms, worker.c) when chunks are shorter than that.  Near the
  * end a chunk can wait in one rank's queue while a thread elsewhere idles,
  * so a chunk starts up to one chunk, or one lead time, later than the
  * greedy schedule says.  The pessimistic makespan adds the largest chunk
