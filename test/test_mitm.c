@@ -306,7 +306,7 @@ static void random_sigs(uint64_t *v, size_t n, int bits, int density, uint64_t *
 static void join_kernel_against_naive(int kernel)
 {
     static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 511, 512, 513, 1500, 2049};
-    static const int bits[] = {1, 5, 17, 34, 38, 42, 61, 64};
+    static const int bits[] = {1, 5, 12, 17, 24, 28, 32, 34, 38, 42, 61, 64};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
     uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
     assert_non_null(js);
