@@ -70,7 +70,7 @@ typedef struct nq_join_scratch {
 enum nq_join_kernel {
     NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */
     NQ_JOIN_KERNEL_AVX2,   /* x86-64 with AVX2 */
-    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ and GFNI */
+    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ, GFNI, BMI2 */
 };
 
 /* 1 when this build and this CPU can run kernel, else 0. */

@@ -1,6 +1,6 @@
 /*
  * join_avx512.c - the join's tables and query loop for x86-64 with AVX-512
- * (F, BW, VBMI, VPOPCNTDQ) and GFNI, as Ice Lake, Sapphire Rapids and Zen 4
+ * (F, BW, VBMI, VPOPCNTDQ), GFNI and BMI2, as Ice Lake, Sapphire Rapids and Zen 4
  * have them (see join_kernels.h): a 512-bit block set is one register, so
  * a query costs one load and AND per chunk and one vector popcount, and a
  * block's transpose is byte permutations and 8 x 8 bit-matrix transposes
@@ -15,7 +15,8 @@
 
 #include "engines/mitm/join_kernels.h"
 
-#define NQ_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,avx512vpopcntdq")))
+#define NQ_TARGET_AVX512 \
+    __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,avx512vpopcntdq,bmi2")))
 
 /* The transpose's byte permutations (see transpose): compile-time
  * vectors, byte i of each given by a formula in i.  _mm512_set_epi8 takes
@@ -160,9 +161,41 @@ NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *
     }
 }
 
+/* The pdep mask that spreads n <= 4 chunks of cbits <= 10 bits each to
+ * 16-bit fields, chunk c's value to bits 16c + 6 up: each field is then its
+ * table entry's byte offset (value * 64), so a query's offsets cost one
+ * pdep per four chunks and a field extraction each instead of a shift, a
+ * mask and a scaling per chunk (the loop is bound by its instruction
+ * count). */
+static inline uint64_t spread_mask(int n, int cbits)
+{
+    uint64_t m = 0;
+    for (int c = 0; c < n; c++)
+        m |= ((UINT64_C(1) << cbits) - 1) << (16 * c + 6);
+    return m;
+}
+
+/* Field f (0 .. 3) of a spread word: a byte offset into one table. */
+static inline size_t spread_field(uint64_t w, int f)
+{
+    switch (f) {
+    case 0:
+        return (uint16_t)w;
+    case 1:
+        return (uint32_t)w >> 16;
+    case 2:
+        return (uint16_t)(w >> 32);
+    default:
+        return (size_t)(w >> 48);
+    }
+}
+
 /* Hot loop: per query, one 512-bit AND per chunk and a popcount.  The
  * mask rides along in the first AND, a three-way one (ternary logic 0x80 is
- * a & b & c), so masked blocks cost nothing extra. */
+ * a & b & c), so masked blocks cost nothing extra; the first table's row
+ * is loaded into the register the AND writes, so the mask needs no copy.
+ * Up to eight chunks take their offsets from two spread words (chunks 0
+ * to 3 and 4 to 7); more take a shift and a mask each. */
 NQ_TARGET_AVX512 static inline __attribute__((always_inline)) uint64_t
 block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
               const uint64_t *mask)
@@ -170,19 +203,40 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m512i members = mask ? _mm512_load_si512((const void *)mask) : _mm512_set1_epi64(-1);
     __m512i sum = _mm512_setzero_si512();
-    /* Two queries an iteration: one loop test and branch for both. */
+    if (nch <= 8) {
+        const uint64_t spread_lo = spread_mask(nch < 4 ? nch : 4, cbits);
+        const uint64_t spread_hi = spread_mask(nch > 4 ? nch - 4 : 0, cbits);
+        /* Two queries an iteration: one loop test and branch for both. */
+#pragma GCC unroll 2
+        for (size_t i = 0; i < nq; i++) {
+            const uint64_t lo = _pdep_u64(q[i], spread_lo);
+            const uint64_t hi = nch > 4 ? _pdep_u64(q[i] >> (4 * cbits), spread_hi) : 0;
+            __m512i acc = _mm512_load_si512((const void *)((const char *)js->table[0] + (uint16_t)lo));
+            acc = _mm512_ternarylogic_epi64(
+                acc, members,
+                nch > 1 ? _mm512_load_si512(
+                              (const void *)((const char *)js->table[1] + spread_field(lo, 1)))
+                        : _mm512_set1_epi64(-1),
+                0x80);
+            for (int c = 2; c < nch; c++)
+                acc = _mm512_and_si512(
+                    acc, _mm512_load_si512((const void *)((const char *)js->table[c] +
+                                                          spread_field(c < 4 ? lo : hi, c & 3))));
+            /* Per-lane popcounts summed lane-wise; reduced once per block. */
+            sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
+        }
+        return (uint64_t)_mm512_reduce_add_epi64(sum);
+    }
 #pragma GCC unroll 2
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
-        __m512i acc = _mm512_ternarylogic_epi64(
-            members, _mm512_load_si512((const void *)js->table[0][s & cmask]),
-            nch > 1 ? _mm512_load_si512((const void *)js->table[1][(s >> cbits) & cmask])
-                    : _mm512_set1_epi64(-1),
+        __m512i acc = _mm512_load_si512((const void *)js->table[0][s & cmask]);
+        acc = _mm512_ternarylogic_epi64(
+            acc, members, _mm512_load_si512((const void *)js->table[1][(s >> cbits) & cmask]),
             0x80);
         for (int c = 2; c < nch; c++)
             acc = _mm512_and_si512(
                 acc, _mm512_load_si512((const void *)js->table[c][(s >> (cbits * c)) & cmask]));
-        /* Per-lane popcounts summed lane-wise; reduced once per block. */
         sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
     }
     return (uint64_t)_mm512_reduce_add_epi64(sum);
