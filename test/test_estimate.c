@@ -163,65 +163,6 @@ static void test_calibration(void **state)
     nq_job_free(&job);
 }
 
-/* Items of several chunks (item_units): the sample solves whole runs of
- * consecutive chunks, each chunk handed on once, so every item is either
- * sampled whole or not touched; chunks skipped or claimed by another
- * solver are passed over inside an item. */
-static void test_items(void **state)
-{
-    (void)state;
-    nq_job *job = NULL;
-    assert_int_equal(nq_plan_job(&job, 12, NQ_ENGINE_MIRROR, 2, 3), 0);
-    const uint64_t units = nq_job_units(job), group = 5, items = (units + group - 1) / group;
-    assert_true(items >= 4 * NQ_ESTIMATE_MIN_CHUNKS);
-    double *costs = malloc(units * sizeof *costs);
-    for (uint64_t u = 0; u < units; u++)
-        costs[u] = 1;
-    handed h = {.seen = calloc(units, 1)};
-    pthread_mutex_init(&h.lock, NULL);
-    /* Chunks of two units, items of five chunks (ten units). */
-    nq_sample_config cfg = {.job = job, .costs = costs, .chunk_units = 2,
-                            .item_units = 2 * group, .threads = 2, .done = take_chunk,
-                            .user = &h};
-    const uint64_t chunks = (units + 1) / 2;
-    nq_calibration cal;
-    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_int_equal(atomic_load(&h.twice), 0);
-    assert_int_equal(atomic_load(&h.calls), (int)cal.chunks);
-    uint64_t sampled_items = 0, seen_units = 0;
-    for (uint64_t k = 0; k * group < chunks; k++) {
-        uint64_t in = 0, size = 0;
-        for (uint64_t c = k * group; c < (k + 1) * group && c < chunks; c++, size++)
-            in += h.seen[c];
-        assert_true(in == 0 || in == size);
-        sampled_items += in > 0;
-    }
-    for (uint64_t c = 0; c < chunks; c++)
-        seen_units += h.seen[c] ? (c + 1) * 2 <= units ? 2 : 1 : 0;
-    assert_true(sampled_items >= 2 && sampled_items <= NQ_ESTIMATE_MIN_CHUNKS);
-    assert_int_equal(cal.units, seen_units);
-    assert_true(cal.seconds_per_cost > 0 && cal.complete);
-
-    /* Skipped and claimed chunks are passed over, the rest of their items
-     * solved. */
-    unsigned char *skip = calloc(chunks, 1);
-    for (uint64_t c = 0; c < chunks; c += 4)
-        skip[c] = 1;
-    cfg.skip = skip;
-    cfg.claim = claim_odd;
-    memset(h.seen, 0, units);
-    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
-    assert_true(cal.chunks >= 2);
-    for (uint64_t c = 0; c < chunks; c++)
-        if (h.seen[c])
-            assert_true(c % 2 == 1 && !skip[c]);
-    pthread_mutex_destroy(&h.lock);
-    free(skip);
-    free(h.seen);
-    free(costs);
-    nq_job_free(&job);
-}
-
 /* Too few chunks for a sample of one per thread within
  * NQ_ESTIMATE_MAX_SHARE: no sample. */
 static void test_too_few_chunks(void **state)
@@ -663,7 +604,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prediction_arithmetic),
         cmocka_unit_test(test_calibration),
-        cmocka_unit_test(test_items),
         cmocka_unit_test(test_too_few_chunks),
         cmocka_unit_test(test_watchdog_lower_bound),
         cmocka_unit_test(test_count_calls_back),

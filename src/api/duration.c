@@ -158,9 +158,6 @@ void nq_plan_estimate(const nq_plan *p, nq_run *run, int sample_threads)
         .costs = costs,
         .skip = skip,
         .chunk_units = p->chunk_units,
-        /* Items as long as a plain run's chunks: a journalled or MPI run's
-         * short chunks, sampled one by one, would each start cold. */
-        .item_units = nq_plan_plain_chunk_units(p->job),
         .threads = sample_threads > 0 ? sample_threads : 1,
         .stop = stop,
         .done = sample_done,

@@ -32,12 +32,6 @@ uint64_t nq_plan_durable_chunk_units(const nq_job *job)
     return per ? per : 1;
 }
 
-uint64_t nq_plan_plain_chunk_units(const nq_job *job)
-{
-    const uint64_t per = nq_pool_chunk_size(job->units, job->threads, NQ_POOL_CHUNKS_PER_THREAD);
-    return job->chunk_limit && per > job->chunk_limit ? job->chunk_limit : per;
-}
-
 void nq_plan_resolve(const nq_settings *s, enum nq_engine *engine, int *split)
 {
     int n = 0, journal_split = 0;
@@ -78,7 +72,10 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
     p->verify = s->verify;
     const int durable = s->checkpoint_path || processes > 1;
     p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
-                             : nq_plan_plain_chunk_units(p->job);
+                             : nq_pool_chunk_size(p->job->units, p->job->threads,
+                                                  NQ_POOL_CHUNKS_PER_THREAD);
+    if (!durable && p->job->chunk_limit && p->chunk_units > p->job->chunk_limit)
+        p->chunk_units = p->job->chunk_limit;
     if (s->checkpoint_path) {
         /* Opened (or created) before any work: a bad path fails at once. */
         ret = nq_journal_open(&p->journal, s->checkpoint_path, p->job, p->chunk_units,

@@ -62,11 +62,6 @@ void nq_plan_close(nq_plan *p);
  * job alone, aiming for NQ_PLAN_MAX_CHUNKS chunks at most. */
 uint64_t nq_plan_durable_chunk_units(const nq_job *job);
 
-/* Units per chunk of a plain run (neither journalled nor shared by
- * processes): about NQ_POOL_CHUNKS_PER_THREAD chunks per thread of the
- * job, at most the engine's chunk limit. */
-uint64_t nq_plan_plain_chunk_units(const nq_job *job);
-
 /* Chunks a durable run aims for, at most: fine enough that an interruption
  * loses little and that 1024 workers (16 nodes x 64 threads under MPI) get
  * dozens of chunks each (with fewer, the largest chunk sets the makespan:

@@ -22,18 +22,16 @@
 #include <omp.h>
 #endif
 
-/* A sample item while it runs. */
+/* A sample chunk while it runs. */
 typedef struct running {
-    double started;    /* start time of the item, or -1 when not running */
+    double started;    /* start time of the chunk, or -1 when not running */
     double cost_done;  /* cost of its units finished */
     double cost_unit;  /* cost of the unit running */
 } running;
 
 typedef struct sample {
     const nq_sample_config *cfg;
-    uint64_t all;     /* chunks in the job */
-    uint64_t group;   /* chunks per item (the last item may hold fewer) */
-    uint64_t *items;  /* the sample, in the order it is solved */
+    uint64_t *chunks; /* the sample, in the order it is solved */
     running *state;   /* [count] */
     uint64_t count;
     double t0;
@@ -41,9 +39,9 @@ typedef struct sample {
 
     pthread_mutex_t lock; /* guards everything below and state[] */
     pthread_cond_t wake;  /* the watchdog waits on it */
-    uint64_t next;        /* next sample item to start */
-    uint64_t finished, units; /* chunks finished and their units */
-    double time_sum, cost_sum; /* of the finished items */
+    uint64_t next;        /* next sample chunk to start */
+    uint64_t finished, units;
+    double time_sum, cost_sum; /* of the finished chunks */
     int over;             /* every sampling thread has stopped */
 } sample;
 
@@ -57,7 +55,7 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* How many items to sample out of `left` on `threads` threads (0: none,
+/* How many chunks to sample out of `left` on `threads` threads (0: none,
  * as one per thread would be too big a share; see estimate.h). */
 static uint64_t sample_size(uint64_t left, int threads)
 {
@@ -80,75 +78,40 @@ static void chunk_bounds(const nq_sample_config *cfg, uint64_t c, uint64_t *begi
     *end = units - *begin > cfg->chunk_units ? *begin + cfg->chunk_units : units;
 }
 
-/* The first and one-past-last chunk of item k. */
-static void item_bounds(const sample *s, uint64_t k, uint64_t *first, uint64_t *end)
-{
-    *first = k * s->group;
-    *end = s->all - *first > s->group ? *first + s->group : s->all;
-}
-
-static int skipped(const nq_sample_config *cfg, uint64_t c)
-{
-    return cfg->skip && cfg->skip[c];
-}
-
-/* Cost of the units of item k's chunks not skipped. */
-static double item_cost(const sample *s, uint64_t k)
-{
-    uint64_t first, end, begin, last;
-    item_bounds(s, k, &first, &end);
-    double sum = 0;
-    for (uint64_t c = first; c < end; c++) {
-        if (skipped(s->cfg, c))
-            continue;
-        chunk_bounds(s->cfg, c, &begin, &last);
-        for (uint64_t u = begin; u < last; u++)
-            sum += s->cfg->costs[u];
-    }
-    return sum;
-}
-
-/* Draws the sample into s->items: the items with a chunk not skipped cut
- * into s->count stretches of (nearly) equal length, one item at random
- * from each, in a random order of the stretches.  Returns 0 or
- * NQ_ENOMEM. */
+/* Draws the sample into s->chunks: the chunks not skipped cut into
+ * s->count stretches of (nearly) equal length, one chunk at random from
+ * each, in a random order of the stretches.  Returns 0 or NQ_ENOMEM. */
 static int pick(sample *s)
 {
     const nq_sample_config *cfg = s->cfg;
-    s->all = (cfg->job->units + cfg->chunk_units - 1) / cfg->chunk_units;
-    s->group = cfg->item_units > cfg->chunk_units ? cfg->item_units / cfg->chunk_units : 1;
-    const uint64_t items = (s->all + s->group - 1) / s->group;
-    uint64_t *eligible = malloc((size_t)(items + 1) * sizeof *eligible);
-    if (!eligible)
-        return NQ_ENOMEM;
+    const uint64_t all = (cfg->job->units + cfg->chunk_units - 1) / cfg->chunk_units;
     uint64_t left = 0;
-    for (uint64_t k = 0; k < items; k++) {
-        uint64_t first, end, c;
-        item_bounds(s, k, &first, &end);
-        for (c = first; c < end && skipped(cfg, c); c++)
-            ;
-        if (c < end)
-            eligible[left++] = k;
-    }
+    for (uint64_t c = 0; c < all; c++)
+        left += !(cfg->skip && cfg->skip[c]);
     const uint64_t want = sample_size(left, cfg->threads);
-    s->items = malloc((size_t)(want + 1) * sizeof *s->items);
+    uint64_t *eligible = malloc((size_t)(left + 1) * sizeof *eligible);
+    s->chunks = malloc((size_t)(want + 1) * sizeof *s->chunks);
     s->state = malloc((size_t)(want + 1) * sizeof *s->state);
-    if (!s->items || !s->state) {
+    if (!eligible || !s->chunks || !s->state) {
         free(eligible);
         return NQ_ENOMEM;
     }
+    uint64_t e = 0;
+    for (uint64_t c = 0; c < all; c++)
+        if (!(cfg->skip && cfg->skip[c]))
+            eligible[e++] = c;
     for (uint64_t u = 0; u < cfg->job->units; u++)
-        if (!skipped(cfg, u / cfg->chunk_units))
+        if (!(cfg->skip && cfg->skip[u / cfg->chunk_units]))
             s->cost_left += cfg->costs[u];
     uint64_t state = UINT64_C(0x6e71756565e5);
     for (uint64_t i = 0; i < want; i++) {
         const uint64_t first = i * left / want, end = (i + 1) * left / want;
-        s->items[i] = eligible[first + next_random(&state) % (end - first)];
+        s->chunks[i] = eligible[first + next_random(&state) % (end - first)];
     }
     for (uint64_t i = want; i > 1; i--) { /* Fisher-Yates */
-        const uint64_t j = next_random(&state) % i, t = s->items[i - 1];
-        s->items[i - 1] = s->items[j];
-        s->items[j] = t;
+        const uint64_t j = next_random(&state) % i, t = s->chunks[i - 1];
+        s->chunks[i - 1] = s->chunks[j];
+        s->chunks[j] = t;
     }
     s->count = want;
     free(eligible);
@@ -157,10 +120,20 @@ static int pick(sample *s)
     return 0;
 }
 
-/* Takes the next sample item to start, under the lock: none once the
+static double chunk_cost(const nq_sample_config *cfg, uint64_t c)
+{
+    uint64_t begin, end;
+    chunk_bounds(cfg, c, &begin, &end);
+    double sum = 0;
+    for (uint64_t u = begin; u < end; u++)
+        sum += cfg->costs[u];
+    return sum;
+}
+
+/* Takes the next sample chunk to start, under the lock: none once the
  * sample is used up or the stop flag is raised, and, judged from the
- * items finished so far, none that would run past the sample's time
- * (estimate.h): its longest once every thread has had an item, its usual
+ * chunks finished so far, none that would run past the sample's time
+ * (estimate.h): its longest once every thread has had a chunk, its usual
  * one once NQ_ESTIMATE_MIN_CHUNKS have started.  Returns its index in the
  * sample, or -1. */
 static int64_t take(sample *s)
@@ -171,7 +144,7 @@ static int64_t take(sample *s)
             return -1;
         const double now = nq_now();
         const double spc = s->cost_sum > 0 ? s->time_sum / s->cost_sum : 0;
-        const double expect = item_cost(s, s->items[s->next]) * spc;
+        const double expect = chunk_cost(cfg, s->chunks[s->next]) * spc;
         double limit = NQ_ESTIMATE_SHARE * s->cost_left * spc / cfg->threads;
         limit = limit > NQ_ESTIMATE_SAMPLE_TIME ? limit : NQ_ESTIMATE_SAMPLE_TIME;
         limit = limit < NQ_ESTIMATE_SAMPLE_TIME_MAX ? limit : NQ_ESTIMATE_SAMPLE_TIME_MAX;
@@ -181,25 +154,28 @@ static int64_t take(sample *s)
         if ((s->next >= (uint64_t)cfg->threads && end > NQ_ESTIMATE_SAMPLE_TIME_MAX) ||
             (s->next >= least && end > limit))
             return -1;
+        /* A chunk another solver holds or finished is passed over. */
+        if (cfg->claim && !cfg->claim(cfg->user, s->chunks[s->next])) {
+            s->next++;
+            continue;
+        }
         s->state[s->next] = (running){.started = now};
         return (int64_t)s->next++;
     }
 }
 
-/* Solves chunk c of sample item i unit by unit with the thread's scratch,
- * telling the state what runs (for the watchdog's bound).  Returns 1 and
- * fills *sum, or 0 when the stop flag cut it short (the item's first
- * unit is solved whatever the flag: take() looked at it just before). */
-static int solve_chunk(sample *s, int64_t i, uint64_t c, void *scratch, nq_counts *sum)
+/* Solves sample chunk i unit by unit with the thread's scratch, telling
+ * the state what runs (for the watchdog's bound).  Returns 1 and fills
+ * *sum, or 0 when the stop flag cut it short. */
+static int solve_chunk(sample *s, int64_t i, void *scratch, nq_counts *sum)
 {
     const nq_sample_config *cfg = s->cfg;
     const nq_job *job = cfg->job;
     uint64_t begin, end;
-    chunk_bounds(cfg, c, &begin, &end);
+    chunk_bounds(cfg, s->chunks[i], &begin, &end);
     *sum = (nq_counts){0, 0};
     for (uint64_t u = begin; u < end; u++) {
-        if ((u > begin || c > s->items[i] * s->group) && cfg->stop &&
-            atomic_load_explicit(cfg->stop, memory_order_relaxed))
+        if (u > begin && cfg->stop && atomic_load_explicit(cfg->stop, memory_order_relaxed))
             return 0;
         pthread_mutex_lock(&s->lock);
         s->state[i].cost_unit = cfg->costs[u];
@@ -215,40 +191,9 @@ static int solve_chunk(sample *s, int64_t i, uint64_t c, void *scratch, nq_count
     return 1;
 }
 
-/* Solves sample item i: its chunks in order, each handed on as it is
- * finished; a chunk skipped, or one another solver holds or finished
- * (claim says no), is passed over.  Returns 1, or 0 when the stop flag
- * cut a chunk short (it goes back through give_back). */
-static int solve_item(sample *s, int64_t i, void *scratch)
-{
-    const nq_sample_config *cfg = s->cfg;
-    uint64_t first, end;
-    item_bounds(s, s->items[i], &first, &end);
-    for (uint64_t c = first; c < end; c++) {
-        if (skipped(cfg, c) || (cfg->claim && !cfg->claim(cfg->user, c)))
-            continue;
-        nq_counts sum;
-        if (!solve_chunk(s, i, c, scratch, &sum)) {
-            if (cfg->give_back)
-                cfg->give_back(cfg->user, c);
-            return 0;
-        }
-        cfg->done(cfg->user, c, &sum);
-        uint64_t begin, last;
-        chunk_bounds(cfg, c, &begin, &last);
-        pthread_mutex_lock(&s->lock);
-        s->finished++;
-        s->units += last - begin;
-        pthread_mutex_unlock(&s->lock);
-    }
-    return 1;
-}
-
-/* One sampling thread: solves, times and hands on sample items until
+/* One sampling thread: solves, times and hands on sample chunks until
  * take() says no, with its own scratch, zeroed as the engine contract
- * asks and kept from chunk to chunk as the pool keeps it.  An item's time
- * and cost are those of the chunks it solved; one cut short by the stop
- * flag is not timed. */
+ * asks and kept from chunk to chunk as the pool keeps it. */
 static void sample_chunks(sample *s)
 {
     const nq_job *job = s->cfg->job;
@@ -262,12 +207,21 @@ static void sample_chunks(sample *s)
         pthread_mutex_unlock(&s->lock);
         if (i < 0)
             break;
-        const int whole = solve_item(s, i, scratch);
+        nq_counts sum;
+        const int whole = solve_chunk(s, i, scratch, &sum);
         const double end = nq_now();
+        if (whole)
+            s->cfg->done(s->cfg->user, s->chunks[i], &sum);
+        else if (s->cfg->give_back)
+            s->cfg->give_back(s->cfg->user, s->chunks[i]);
+        uint64_t begin, last;
+        chunk_bounds(s->cfg, s->chunks[i], &begin, &last);
         pthread_mutex_lock(&s->lock);
-        if (whole && s->state[i].cost_done > 0) {
+        if (whole) {
             s->time_sum += end - s->state[i].started;
             s->cost_sum += s->state[i].cost_done;
+            s->finished++;
+            s->units += last - begin;
         }
         s->state[i].started = -1;
         pthread_mutex_unlock(&s->lock);
@@ -382,7 +336,7 @@ int nq_calibrate(const nq_sample_config *cfg, nq_calibration *out)
         }
         pthread_mutex_destroy(&s.lock);
     }
-    free(s.items);
+    free(s.chunks);
     free(s.state);
     return ret;
 }

@@ -14,17 +14,11 @@
  * them (consecutive units on one thread with its scratch kept, so an
  * engine that shares work between neighbouring units shares it here too),
  * and handed to the caller as finished, so their counts go into the total
- * and the journal and the run does not solve them again.  It is drawn in
- * items, each a run of consecutive chunks about as long as a plain run's
- * chunk (nq_sample_config.item_units): a journalled or MPI run cuts the
- * job into many short chunks, which its threads still take in order, so
- * its units share work with their neighbours as a plain run's do; sampled
- * one by one, short chunks would each start cold, cost the run several
- * times their share, and calibrate a rate the run never sees.  The items
- * are drawn one from each of equal stretches of the list (stratified), so
- * a cost estimate that drifts along the list is calibrated along all of
- * it, and taken in a random order of the stretches, so a sample cut short
- * by its time limit is still spread over the list.  Every item is timed on
+ * and the journal and the run does not solve them again.  They are drawn
+ * one from each of equal stretches of the chunk list (stratified), so a
+ * cost estimate that drifts along the list is calibrated along all of it,
+ * and taken in a random order of the stretches, so a sample cut short by
+ * its time limit is still spread over the list.  Every chunk is timed on
  * the wall clock while all the run's threads work, so the calibration
  * includes what the machine does to a full run (shared caches, memory
  * bandwidth, other load, oversubscription).
@@ -39,29 +33,29 @@
 /* Seconds after which the watchdog hands out its first lower bound when
  * the sample is still running (see nq_sample_config.overdue). */
 #define NQ_ESTIMATE_BUDGET 0.5
-/* How long the sample may take: once NQ_ESTIMATE_MIN_CHUNKS items (and
+/* How long the sample may take: once NQ_ESTIMATE_MIN_CHUNKS chunks (and
  * one per thread) have started, no new one is started that would end
- * (judged by the items finished so far) after NQ_ESTIMATE_SHARE of the
+ * (judged by the chunks finished so far) after NQ_ESTIMATE_SHARE of the
  * run's expected time, or after NQ_ESTIMATE_SAMPLE_TIME seconds when that
  * is longer; once every thread has had one, none that would end after
  * NQ_ESTIMATE_SAMPLE_TIME_MAX seconds.  So a run of big chunks (a short
  * list cut in 64 chunks a thread) still samples NQ_ESTIMATE_MIN_CHUNKS
- * stretches of its list, unless its items take many seconds.  The
+ * stretches of its list, unless its chunks take many seconds.  The
  * sample's work is not lost, so these bound how late the estimate comes,
  * not what it costs (the other ranks of nqueens-mpi count meanwhile); a
  * long run gets a bigger sample (its chunks' costs and times vary as a
  * short run's do, and more of them narrow the calibration). */
 #define NQ_ESTIMATE_SAMPLE_TIME 2.0
 #define NQ_ESTIMATE_SAMPLE_TIME_MAX 20.0
-/* Size of the sample: NQ_ESTIMATE_SHARE of the items to solve, at least
+/* Size of the sample: NQ_ESTIMATE_SHARE of the chunks to solve, at least
  * NQ_ESTIMATE_MIN_CHUNKS (stretches enough to follow a drifting cost
  * estimate) and one per thread.  When one per thread would be more than
- * NQ_ESTIMATE_MAX_SHARE of the items (a job of a few big units, as
+ * NQ_ESTIMATE_MAX_SHARE of the chunks (a job of a few big units, as
  * plain's single one), there is no sample and no estimate: the sample
  * would be most of the run, whose end would then come before the
  * estimate; otherwise the sample is cut to that share.  The sample ends
- * with a barrier (every thread waits for the last sample item), which is
- * what it costs a run: at most an item per thread. */
+ * with a barrier (every thread waits for the last sample chunk), which is
+ * what it costs a run: at most a chunk per thread. */
 #define NQ_ESTIMATE_SHARE 0.02
 #define NQ_ESTIMATE_MIN_CHUNKS 8
 #define NQ_ESTIMATE_MAX_SHARE 0.25
@@ -69,9 +63,9 @@
 /* Wall seconds a thread takes per unit of the engine's relative cost while
  * all threads work, measured on a sample. */
 typedef struct nq_calibration {
-    double seconds_per_cost; /* the sample items' times over their costs; while
+    double seconds_per_cost; /* the sample chunks' times over their costs; while
                               * !complete, a lower bound that counts the time
-                              * the running items have taken so far over the
+                              * the running chunks have taken so far over the
                               * cost of their units finished and running */
     uint64_t chunks;         /* sample chunks finished */
     uint64_t units;          /* units in them */
@@ -85,10 +79,6 @@ typedef struct nq_sample_config {
     const unsigned char *skip;  /* optional: chunk c is not sampled when skip[c] != 0
                                  * (resumed, or left for the verify pass) */
     uint64_t chunk_units;       /* units per chunk (the run's chunking) */
-    uint64_t item_units;        /* units a sample item should hold: item k is
-                                 * chunks [k * g, (k + 1) * g) with g chunks of
-                                 * chunk_units making about item_units (at least
-                                 * one chunk; 0: one chunk an item) */
     int threads;                /* threads to sample on (the run's) */
     atomic_int *stop;           /* optional: checked between units; a chunk cut
                                  * short is not finished */
@@ -100,8 +90,8 @@ typedef struct nq_sample_config {
      * other ranks): claim returns 1 when chunk `chunk` is the sample's to
      * solve (no one else holds or finished it, and no one else gets it
      * now), else 0 and the sample passes it over; give_back returns a
-     * claimed chunk the stop flag cut short.  Both are called from the
-     * sampling threads, claim just before the chunk is solved. */
+     * claimed chunk the stop flag cut short.  Called under the sample's
+     * lock (claim) or from a sampling thread (give_back). */
     int (*claim)(void *user, uint64_t chunk);
     void (*give_back)(void *user, uint64_t chunk);
     /* Optional: called from a thread of its own when the sample is still
@@ -112,10 +102,9 @@ typedef struct nq_sample_config {
     void *user;
 } nq_sample_config;
 
-/* Solves and times a stratified sample of the chunks not skipped, in
- * items of consecutive chunks (see nq_sample_config.item_units,
+/* Solves and times a stratified sample of the chunks not skipped (see
  * NQ_ESTIMATE_SHARE and NQ_ESTIMATE_SAMPLE_TIME) on cfg->threads threads,
- * handing each chunk to cfg->done, and fills *out.  Returns 0 (out->chunks is 0
+ * handing each to cfg->done, and fills *out.  Returns 0 (out->chunks is 0
  * when there was nothing to sample or the stop flag was raised at once),
  * NQ_EINVAL_ARG or NQ_ENOMEM.  When no watchdog thread can be started,
  * cfg->overdue is just not called. */
