@@ -2,7 +2,7 @@
 
 nqueens-mpi started without mpiexec is an MPI singleton: Open MPI wants
 the run-as-root permission when root, and under ASan its never-freed
-allocations are suppressed (../openmpi-lsan.supp), as in test_mpi.py:
+allocations are suppressed (../openmpi-lsan.supp), as in mpi_util.py:
 unwinding slowly and keeping its plugins loaded lets LeakSanitizer see
 which library a leak came from.
 """
