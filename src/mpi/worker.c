@@ -19,8 +19,10 @@
  * every turn of its loop preempts one of them.  So it works in batches:
  * the compute threads wake it only when half the spares are gone (it then
  * sends the counts finished so far with the next REQUEST), when twice as
- * many counts wait to be sent, or when they run out of chunks; between
- * those it sleeps up to NQ_WORKER_IDLE_NAP_S, and it looks for the answer
+ * many counts wait to be sent, when they run out of chunks, or when they
+ * have all stopped (then the goodbye goes out at once, not at the end of a
+ * nap: the job's end waits for it); between those it sleeps up to
+ * NQ_WORKER_IDLE_NAP_S, and it looks for the answer
  * to a REQUEST only once it is likely to be there (NQ_WORKER_ASK_FIRST_S).
  * A count waits NQ_WORKER_RESULT_AGE_S at most, so that rank 0's journal
  * and progress see long chunks finish.
@@ -197,6 +199,17 @@ static void worker_done(void *user, uint64_t chunk, const nq_counts *counts)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* The team's on_finish hook: every compute thread has stopped, so the
+ * main thread can say goodbye now rather than at the end of its nap. */
+static void team_finished(void *user)
+{
+    worker *w = user;
+    pthread_mutex_lock(&w->lock);
+    w->events++;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+}
+
 /* The count of chunks taken or done, read before a poll. */
 static unsigned events(worker *w)
 {
@@ -206,11 +219,12 @@ static unsigned events(worker *w)
     return e;
 }
 
-/* Sleeps until a compute thread wakes the main thread (wake_if_due(); not
- * at all when one did since the poll began, when `seen` was read) or for
- * at most: while a REQUEST is unanswered, until NQ_WORKER_ASK_FIRST_S after
- * it went out (`asked_at`), and NQ_WORKER_ASK_NAP_NS once that is past, so
- * the answer is taken soon; else NQ_WORKER_IDLE_NAP_S. */
+/* Sleeps until a compute thread wakes the main thread (wake_if_due() or
+ * team_finished(); not at all when one did since the poll began, when
+ * `seen` was read) or for at most: while a REQUEST is unanswered, until
+ * NQ_WORKER_ASK_FIRST_S after it went out (`asked_at`), and
+ * NQ_WORKER_ASK_NAP_NS once that is past, so the answer is taken soon;
+ * else NQ_WORKER_IDLE_NAP_S. */
 static void nap_or_wake(worker *w, unsigned seen, int asking, double asked_at)
 {
     long nap = (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
@@ -420,6 +434,8 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
         .cancel = cancel,
         .stop = &w.stop,
         .source = {worker_take, worker_done, &w},
+        .on_finish = team_finished,
+        .on_finish_user = &w,
     };
     int team_started = 0;
     if (ret == 0 && (ret = nq_mpi_team_start(&team)) == 0)
