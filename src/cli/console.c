@@ -11,13 +11,18 @@
 
 #include "cli/console.h"
 
+/* Lock-free atomics rather than volatile sig_atomic_t: a signal may be
+ * handled on any of the process's threads (the pool's, the monitor's), and
+ * two signals on two threads at once must still see each other. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomic ints");
+
 atomic_int nq_cli_cancel;
-volatile sig_atomic_t nq_cli_first_signal;
+atomic_int nq_cli_first_signal;
 
 /* Set while a redrawn progress line lacks its newline, so that a signal
  * handler exiting at once can end the line first. */
-static volatile sig_atomic_t progress_line_open;
-static volatile sig_atomic_t exit_at_once; /* no journal: nothing to save */
+static atomic_int progress_line_open;
+static atomic_int exit_at_once; /* no journal: nothing to save */
 
 /* Writes seconds as H:MM:SS or M:SS into buf. */
 static const char *format_duration(double seconds, char *buf, size_t size)
@@ -211,7 +216,7 @@ static void show_progress(const nq_progress *p, void *user)
     /* \r and erase-line redraw in place; the final call ends the line. */
     fprintf(stderr, "\r\033[K%s%s", line, p->final ? "\n" : "");
     v->line_open = !p->final;
-    progress_line_open = v->line_open;
+    atomic_store(&progress_line_open, v->line_open);
     fflush(stderr);
 }
 
@@ -221,7 +226,7 @@ static void end_open_line(nq_cli_progress_view *v)
     if (v->line_open) {
         fputc('\n', stderr);
         v->line_open = 0;
-        progress_line_open = 0;
+        atomic_store(&progress_line_open, 0);
     }
 }
 
@@ -283,12 +288,14 @@ void nq_cli_progress_setup(nq_cli_options *opt, nq_cli_progress_view *view, cons
  * async-signal-safe calls here. */
 static void on_signal(int sig)
 {
-    if (nq_cli_first_signal || exit_at_once) {
-        if (progress_line_open)
+    int none = 0;
+    /* The exchange makes one handler the first even when two signals land
+     * on two threads at once; the other sees it and exits. */
+    if (atomic_load(&exit_at_once) || !atomic_compare_exchange_strong(&nq_cli_first_signal, &none, sig)) {
+        if (atomic_load(&progress_line_open))
             (void)!write(STDERR_FILENO, "\n", 1);
         _exit(128 + sig);
     }
-    nq_cli_first_signal = sig;
     atomic_store(&nq_cli_cancel, 1);
 }
 
@@ -298,7 +305,7 @@ void nq_cli_install_signal_handlers(int have_journal)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    exit_at_once = !have_journal;
+    atomic_store(&exit_at_once, !have_journal);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);

@@ -43,7 +43,7 @@ typedef struct nq_cli_progress_view {
 /* Raised (to 1) by the first SIGINT/SIGTERM/SIGHUP; hand it to settings.cancel. */
 extern atomic_int nq_cli_cancel;
 /* The first signal received, or 0. */
-extern volatile sig_atomic_t nq_cli_first_signal;
+extern atomic_int nq_cli_first_signal;
 
 /*
  * Prepares *view for program `prog` and, when *opt asks for progress (or

@@ -402,7 +402,7 @@ static void serve(worker *w, const nq_mpi_team *team, int team_started, atomic_i
 }
 
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,
-                atomic_int *cancel, const volatile sig_atomic_t *signal_seen)
+                atomic_int *cancel, const atomic_int *signal_seen)
 {
     MPI_Request pending = MPI_REQUEST_NULL;
     worker w;
@@ -451,7 +451,7 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     nq_mpi_wait_napping(&w.beat_req);
     nq_mpi_wait_napping(&w.result_req);
     /* Said even after a failure, so rank 0 is not left waiting. */
-    const int own_signal = cancel && atomic_load(cancel) && signal_seen ? (int)*signal_seen : 0;
+    const int own_signal = cancel && atomic_load(cancel) && signal_seen ? atomic_load(signal_seen) : 0;
     uint64_t bye[NQ_MPI_BYE_WORDS] = {(uint64_t)(int64_t)ret, (uint64_t)own_signal};
     MPI_Send(bye, NQ_MPI_BYE_WORDS, MPI_UINT64_T, 0, NQ_MPI_TAG_BYE, MPI_COMM_WORLD);
     /* The REQUEST a stopped rank left unanswered gets its answer now. */

@@ -29,6 +29,6 @@
  * nq_mpi_coordinate() on rank 0.
  */
 int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_timeout,
-                atomic_int *cancel, const volatile sig_atomic_t *signal_seen);
+                atomic_int *cancel, const atomic_int *signal_seen);
 
 #endif /* NQ_MPI_WORKER_H */
