@@ -139,6 +139,14 @@ static size_t room(const worker *w)
     return held < target ? target - held : 0;
 }
 
+/* Counts an event and wakes the main thread's nap (nap_or_wake).  Called
+ * with the lock held. */
+static void wake_main(worker *w)
+{
+    w->events++;
+    pthread_cond_signal(&w->wake);
+}
+
 /* Wakes the main thread when it has work: room for a batch of chunks (and
  * no REQUEST unanswered), two batches of counts to send (one goes with
  * each REQUEST; a second waits only while a REQUEST is unanswered), or a
@@ -147,10 +155,8 @@ static size_t room(const worker *w)
 static void wake_if_due(worker *w, int starved)
 {
     const size_t batch = refill_batch(w);
-    if (starved || w->results_len >= 2 * batch || (!w->asking && room(w) >= batch)) {
-        w->events++;
-        pthread_cond_signal(&w->wake);
-    }
+    if (starved || w->results_len >= 2 * batch || (!w->asking && room(w) >= batch))
+        wake_main(w);
 }
 
 static int worker_take(void *user, uint64_t *chunk)
@@ -205,8 +211,7 @@ static void team_finished(void *user)
 {
     worker *w = user;
     pthread_mutex_lock(&w->lock);
-    w->events++;
-    pthread_cond_signal(&w->wake);
+    wake_main(w);
     pthread_mutex_unlock(&w->lock);
 }
 
