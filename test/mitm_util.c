@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -40,6 +41,57 @@ int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 
     *engine = got.total;
     *search = audit_unit_count(n, &d);
     return *engine == *search;
+}
+
+/* Placements of one queen on each row of `rows` (from row i on) of an
+ * h x h quarter, none attacking, counted by the columns they use. */
+static void count_by_columns(int h, uint32_t rows, int i, uint32_t cols, uint64_t d1, uint64_t d2,
+                             uint64_t *count)
+{
+    while (i < h && !(rows >> i & 1))
+        i++;
+    if (i == h) {
+        count[cols]++;
+        return;
+    }
+    for (int j = 0; j < h; j++)
+        if (!(cols >> j & 1) && !(d1 >> (i + j) & 1) && !(d2 >> (i - j + h) & 1))
+            count_by_columns(h, rows, i + 1, cols | UINT32_C(1) << j, d1 | UINT64_C(1) << (i + j),
+                             d2 | UINT64_C(1) << (i - j + h), count);
+}
+
+/* Half-boards of one side before the diagonal tests: a north placement on
+ * rows_n and a south one on rows_s over a split of the columns avail,
+ * every split tried (a split of the wrong sizes has no placements). */
+static uint64_t side_bound(int h, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
+{
+    const size_t sets = (size_t)1 << h;
+    uint64_t *north = calloc(2 * sets, sizeof *north), *south = north + sets, bound = 0;
+    assert_non_null(north);
+    count_by_columns(h, rows_n, 0, 0, 0, 0, north);
+    count_by_columns(h, rows_s, 0, 0, 0, 0, south);
+    for (uint32_t cols = 0; cols < sets; cols++)
+        if (!(cols & ~avail))
+            bound += north[cols] * south[avail & ~cols];
+    free(north);
+    return bound;
+}
+
+double nq_test_unit_cost(nq_job *job, int n, uint64_t u)
+{
+    const int h = n / 2;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    nq_mitm_unit d;
+    assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
+    uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
+    if (d.b)
+        rows &= ~(UINT32_C(1) << (h + d.b - 1));
+    const uint32_t west = rows & ~d.east;
+    const uint64_t w = side_bound(h, west & hm, west >> h, hm);
+    uint64_t e = 0;
+    for (int a = d.a_first; a <= d.a_last; a++)
+        e += side_bound(h, d.east & hm, d.east >> h, a ? hm & ~(UINT32_C(1) << (a - 1)) : hm);
+    return nq_mitm_unit_cost(job, (double)e, (double)w);
 }
 
 uint64_t nq_test_random(uint64_t *x)

@@ -2,7 +2,7 @@
  * mitm_util.h - what the cmocka tests of the meet-in-the-middle engine
  * share (mitm_util.c): a job planned with a given tuning, one unit
  * counted by the engine and by the independent search of
- * reference/mitm_audit.h, and a pseudo-random stream.  One copy, so that the fast tests, the kernel
+ * reference/mitm_audit.h, a unit's estimated cost recounted, and a pseudo-random stream.  One copy, so that the fast tests, the kernel
  * levels' tests and the slow audits set up and compare units the same way.
  */
 #ifndef NQ_TEST_MITM_UTIL_H
@@ -23,6 +23,13 @@ nq_job *nq_test_mitm_job(int n, int threads, const nq_mitm_tuning *t);
  * Safe on any thread (it fails nothing itself, so OpenMP loops may call
  * it). */
 int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search);
+
+/* What the estimate hook should price unit u of job (board n) at, recounted
+ * from the unit's description: the half-boards of its west side (the rows
+ * neither E nor the middle column's queen holds) and of its east side once
+ * per configuration a (its queen holds east column a - 1), from group
+ * sizes counted by a search of its own. */
+double nq_test_unit_cost(nq_job *job, int n, uint64_t u);
 
 /* The next value of a fixed, portable pseudo-random stream (xorshift64*)
  * whose state is *x (not 0), for random lists and frames a failure can

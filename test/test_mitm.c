@@ -343,6 +343,35 @@ static void test_quarter_store(void **state)
     }
 }
 
+/* The estimate hook prices each unit of N = 4..15 as its two sides'
+ * half-boards say (nq_test_unit_cost), with the store and with the group
+ * sizes counted by walking (the boards without a store). */
+static void test_unit_costs(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 15; n++)
+        for (int walk = 0; walk < 2; walk++) {
+            nq_mitm_tuning t;
+            nq_mitm_default_tuning(&t);
+            t.walk_slices = walk;
+            nq_job *job = nq_test_mitm_job(n, 0, &t);
+            const uint64_t units = nq_job_units(job);
+            double *costs = malloc((units + 1) * sizeof *costs);
+            assert_non_null(costs);
+            for (uint64_t u = 0; u < units; u++)
+                costs[u] = -1;
+            assert_int_equal(job->ops->estimate(job, costs), 0);
+            for (uint64_t u = 0; u < units; u++) {
+                const double want = nq_test_unit_cost(job, n, u);
+                if (costs[u] != want)
+                    fail_msg("n=%d%s unit %llu: cost %g, expected %g", n, walk ? " walked" : "",
+                             (unsigned long long)u, costs[u], want);
+            }
+            free(costs);
+            nq_job_free(&job);
+        }
+}
+
 static int compare_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -538,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel_tuned),
         cmocka_unit_test(test_quarter_store),
+        cmocka_unit_test(test_unit_costs),
         cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_quarter_slices),
         cmocka_unit_test(test_limits),

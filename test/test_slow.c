@@ -5,8 +5,9 @@
  * the join's wide (8-bit) chunks.  Past what can be counted here, mitm's
  * units are audited one by one against an independent search
  * (mitm_audit.h, through mitm_util.h): at N = 21, at N = 24, where no
- * quarter store is built, and at N = 26 and 28; and the slice capacity
- * table is checked up to h = 12.  Suite 'slow': `meson test --suite slow`,
+ * quarter store is built, and at N = 26 and 28; the slice capacity
+ * table is checked up to h = 12, and the estimate hook's unit costs at
+ * N = 24, 25.  Suite 'slow': `meson test --suite slow`,
  * not by default.
  */
 #include <setjmp.h>
@@ -165,6 +166,36 @@ static void test_audit_28(void **state)
     audit_east_sets(28, east, 2);
 }
 
+/* The estimate hook on the boards whose units run in spread order (N = 24,
+ * 25: no store, each list entry's cost written to its unit through the
+ * stride's inverse): every unit priced, and units spread over the job at
+ * what nq_test_unit_cost recounts. */
+static void test_unit_costs_spread(void **state)
+{
+    (void)state;
+    for (int n = 24; n <= 25; n++) {
+        nq_job *job = nq_test_mitm_job(n, 0, NULL);
+        const uint64_t units = nq_job_units(job);
+        double *costs = malloc((units + 1) * sizeof *costs);
+        assert_non_null(costs);
+        for (uint64_t u = 0; u < units; u++)
+            costs[u] = -1;
+        assert_int_equal(job->ops->estimate(job, costs), 0);
+        for (uint64_t u = 0; u < units; u++)
+            if (!(costs[u] > 0))
+                fail_msg("n=%d: unit %llu not priced", n, (unsigned long long)u);
+        for (uint64_t i = 0; i < 12; i++) {
+            const uint64_t u = i * (units / 12) + i * 7919 % 97;
+            const double want = nq_test_unit_cost(job, n, u);
+            if (costs[u] != want)
+                fail_msg("n=%d unit %llu: cost %g, expected %g", n, (unsigned long long)u,
+                         costs[u], want);
+        }
+        free(costs);
+        nq_job_free(&job);
+    }
+}
+
 /* The slice capacities of h = 10..12 (one row set, two disjoint ones, one
  * group) are what walking every row set counts. */
 static void test_slice_capacity(void **state)
@@ -213,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_audit_24),
         cmocka_unit_test(test_audit_26),
         cmocka_unit_test(test_audit_28),
+        cmocka_unit_test(test_unit_costs_spread),
         cmocka_unit_test(test_slice_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

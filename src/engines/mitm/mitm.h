@@ -53,4 +53,9 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t);
  * planning returns (the job is then only fit to be freed). */
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);
 
+/* The relative cost the estimate hook gives a unit of the planned mitm job
+ * whose two sides build `east` and `west` half-boards before the diagonal
+ * tests (the tests recount those sides their own way). */
+double nq_mitm_unit_cost(const nq_job *job, double east, double west);
+
 #endif /* NQ_MITM_H */

@@ -401,6 +401,165 @@ static uint32_t *count_groups(int h, int threads)
 }
 
 /*
+ * The half-boards before the diagonal tests of an odd board's east side on
+ * the rows E (h - 1 of them), one figure per column c = 0 .. h - 2 that
+ * the middle row's queen holds (configuration a = c + 1): f[c] is
+ * half_bound(E's north rows, E's south rows, every column but c), all of
+ * them from one walk of the north column sets, where a unit of E would
+ * walk them once per a.
+ */
+static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t *f)
+{
+    const int h = g->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1, rows_n = east & hm, rows_s = east >> h;
+    const int k = __builtin_popcount(rows_n);
+    for (int c = 0; c < h - 1; c++)
+        f[c] = 0;
+    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
+        const uint64_t a = group_size(g, rows_n, cols);
+        /* The south quarter takes the columns the north one leaves, less
+         * the queen's: for each such c, one more term of f[c]. */
+        for (uint32_t m = a ? hm >> 1 & ~cols : 0; m; m &= m - 1)
+            f[__builtin_ctz(m)] += a * group_size(g, rows_s, hm & ~cols & ~(m & (0u - m)));
+        if (k == 0 || cols >= (hm & ~(hm >> k)))
+            break;
+    }
+}
+
+/*
+ * The same for the west side of an odd board: the rows west of E are
+ * every row but E's and but the middle column queen's south row p (b =
+ * p + 1), all columns free.  f[p] = half_bound(rows_n, rows_s less p,
+ * every column) for each south row p that `queen_rows` holds, from one
+ * walk of the north column sets.
+ */
+static void west_bounds_by_row(const group_sizes *g, uint32_t rows_n, uint32_t rows_s,
+                               uint32_t queen_rows, uint64_t *f)
+{
+    const int h = g->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const int k = __builtin_popcount(rows_n);
+    for (int p = 0; p < h; p++)
+        f[p] = 0;
+    for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
+        const uint64_t a = group_size(g, rows_n, cols);
+        for (uint32_t m = a ? queen_rows : 0; m; m &= m - 1)
+            f[__builtin_ctz(m)] += a * group_size(g, rows_s & ~(m & (0u - m)), hm & ~cols);
+        if (k == 0 || cols >= (hm & ~(hm >> k)))
+            break;
+    }
+}
+
+/* Binomial coefficients C(i, j) for i <= 2h, j <= h: the colex ranks of
+ * row sets. */
+typedef struct binomials {
+    uint64_t c[NQ_MITM_MAX_N + 1][NQ_MITM_MAX_N / 2 + 1];
+} binomials;
+
+static void binomials_fill(binomials *b)
+{
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i <= NQ_MITM_MAX_N; i++) {
+        b->c[i][0] = 1;
+        for (int j = 1; j <= i && j <= NQ_MITM_MAX_N / 2; j++)
+            b->c[i][j] = b->c[i - 1][j - 1] + (j < i ? b->c[i - 1][j] : 0);
+    }
+}
+
+/* The rank of x among the sets of as many bits in increasing order (the
+ * colex rank: the lists above are made by nq_next_same_popcount, which
+ * goes in that order), and the set of popcount k with rank r. */
+static uint64_t colex_rank(const binomials *b, uint32_t x)
+{
+    uint64_t r = 0;
+    for (int t = 1; x; x &= x - 1, t++)
+        r += b->c[__builtin_ctz(x)][t];
+    return r;
+}
+
+static uint32_t colex_unrank(const binomials *b, uint64_t r, int k)
+{
+    uint32_t x = 0;
+    for (int t = k; t >= 1; t--) {
+        int c = t - 1; /* the largest c with C(c, t) <= r: t - 1 bits below it take the rest */
+        while (b->c[c + 1][t] <= r)
+            c++;
+        x |= UINT32_C(1) << c;
+        r -= b->c[c][t];
+    }
+    return x;
+}
+
+/* The inverse of the spread order's stride modulo the number of units
+ * (they are coprime): list entry e is unit e * inverse mod units. */
+static uint64_t stride_inverse(uint64_t stride, uint64_t units)
+{
+    int64_t r0 = (int64_t)units, r1 = (int64_t)stride, t0 = 0, t1 = 1;
+    while (r1) {
+        const int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+        r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+    }
+    return (uint64_t)(t0 < 0 ? t0 + (int64_t)units : t0);
+}
+
+/* Where the estimate writes: the unit standing for list entry e. */
+typedef struct unit_map {
+    uint64_t units, inverse; /* inverse 0: list order */
+} unit_map;
+
+static uint64_t unit_of_entry(const unit_map *m, uint64_t e)
+{
+    return m->inverse ? (uint64_t)((unsigned __int128)e * m->inverse % m->units) : e;
+}
+
+/*
+ * The costs of an odd board's units (b, E), a = 1 .. b - 1, grouped by E:
+ * every E (h - 1 of the 2h rows) is the east set of the units whose middle
+ * column queen stands in one of its free south rows p >= 1 (b = p + 1), so
+ * one walk per side gives all of them (east_bounds_by_column,
+ * west_bounds_by_row), about h / 2 units a walk.  Units are numbered by b
+ * and by x, E without the queen's row, in the order of all_e.
+ */
+static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_map *map,
+                           int threads, double *costs)
+{
+    const int h = p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    binomials bin;
+    binomials_fill(&bin);
+    const uint64_t sets = bin.c[2 * h][h - 1], per = 64;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#endif
+    for (long chunk = 0; chunk < (long)((sets + per - 1) / per); chunk++) {
+        uint64_t r = (uint64_t)chunk * per;
+        const uint64_t end = r + per < sets ? r + per : sets;
+        uint32_t east = colex_unrank(&bin, r, h - 1);
+        for (; r < end; r++, east = nq_next_same_popcount(east)) {
+            uint64_t by_column[NQ_MITM_MAX_N / 2], by_row[NQ_MITM_MAX_N / 2];
+            /* South rows p >= 1 outside E: where the queen may stand. */
+            const uint32_t south_free = ~(east >> h) & hm & ~UINT32_C(1);
+            if (!south_free)
+                continue;
+            east_bounds_by_column(g, east, by_column);
+            west_bounds_by_row(g, ~east & hm, ~(east >> h) & hm, south_free, by_row);
+            uint64_t e = 0;
+            for (int b = 2; b <= h; b++) {
+                e += by_column[b - 2]; /* configuration a = b - 1 holds column b - 2 */
+                if (!(south_free >> (b - 1) & 1))
+                    continue;
+                const int row = h + b - 1; /* insert-a-zero's inverse, see nq_mitm_decode_unit */
+                const uint32_t x = (east & ((UINT32_C(1) << row) - 1)) | (east >> (row + 1)) << row;
+                const uint64_t entry = p->ncanon + (uint64_t)(b - 2) * p->nall + colex_rank(&bin, x);
+                const double w = (double)by_row[b - 1];
+                costs[unit_of_entry(map, entry)] = w + (double)e + join_cost(p, (double)e, w);
+            }
+        }
+    }
+}
+
+/*
  * The estimate hook: an analytic cost per unit from the quarter store's
  * group sizes alone, nothing searched.  A unit builds its west half-boards
  * once and its east ones once per configuration a, gathering the east
@@ -420,40 +579,37 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
         return 0;
     }
     const int h = p->h;
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint32_t hm = (UINT32_C(1) << h) - 1, rows = (UINT32_C(1) << 2 * h) - 1;
     group_sizes g = {h, &p->qs, NULL};
     uint32_t *table = NULL;
     if (!p->use_store && h > NQ_MITM_GROUPS_MAX_H)
         return NQ_EUNSUPPORTED;
+    const int threads = nq_local_threads(job->threads);
     if (!p->use_store) {
-        g.table = table = count_groups(h, nq_local_threads(job->threads));
+        g.table = table = count_groups(h, threads);
         if (!table)
             return NQ_ENOMEM;
     }
+    const unit_map map = {job->units, p->stride ? stride_inverse(p->stride, job->units) : 0};
+    /* The units of the centre queen (every unit of an even board). */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nq_local_threads(job->threads))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
 #endif
-    for (long u = 0; u < (long)job->units; u++) {
-        nq_mitm_unit d;
-        nq_mitm_decode_unit(p, (uint64_t)u, &d);
-        uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
-        if (d.b)
-            rows &= ~(UINT32_C(1) << (h + d.b - 1));
-        const uint32_t west = rows & ~d.east;
+    for (long j = 0; j < (long)p->ncanon; j++) {
+        const uint32_t east = p->canon[j], west = rows & ~east;
         const double w = (double)half_bound(&g, west & hm, west >> h, hm);
-        double e = 0;
-        if (d.a_first == 0) {
-            e = (double)half_bound(&g, d.east & hm, d.east >> h, hm);
-        } else {
-            /* Configuration a's queen holds east column a - 1. */
-            for (int a = d.a_first; a <= d.a_last; a++)
-                e += (double)half_bound(&g, d.east & hm, d.east >> h,
-                                        hm & ~(UINT32_C(1) << (a - 1)));
-        }
-        costs[u] = w + e + join_cost(p, e, w);
+        const double e = (double)half_bound(&g, east & hm, east >> h, hm);
+        costs[unit_of_entry(&map, (uint64_t)j)] = w + e + join_cost(p, e, w);
     }
+    if (p->nb)
+        odd_unit_costs(p, &g, &map, threads, costs);
     free(table);
     return 0;
+}
+
+double nq_mitm_unit_cost(const nq_job *job, double east, double west)
+{
+    return east + west + join_cost(job->plan, east, west);
 }
 
 int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
