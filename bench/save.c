@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,11 +133,19 @@ int bench_save_finish(bench_save *s)
     return status;
 }
 
-/* Keeps what the sweep finished, then dies of the same signal. */
+/* Set by the first signal's handler: two signals delivered to two threads
+ * at once (a sweep's worker and the main thread) must not both move the
+ * files.  atomic_flag is lock-free, so async-signal-safe. */
+static atomic_flag handling = ATOMIC_FLAG_INIT;
+
+/* Keeps what the sweep finished, then dies of the same signal; a second
+ * signal meanwhile leaves it to the first, which ends the process. */
 static void on_signal(int sig)
 {
     static const char msg[] = "nqueens-bench: interrupted; the cases finished so far are "
                               "saved\n";
+    if (atomic_flag_test_and_set(&handling))
+        return;
     int saved = 0;
     if (watched_child > 0)
         kill(watched_child, sig);
