@@ -24,6 +24,11 @@ nq_job *nq_test_mitm_job(int n, int threads, const nq_mitm_tuning *t);
  * it). */
 int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search);
 
+/* The estimate hook's cost of every unit of job, in a malloc'ed array
+ * (-1 where the hook wrote nothing).  Fails the current test when the hook
+ * fails. */
+double *nq_test_unit_costs(nq_job *job);
+
 /* What the estimate hook should price unit u of job (board n) at, recounted
  * from the unit's description: the half-boards of its west side (the rows
  * neither E nor the middle column's queen holds) and of its east side once

@@ -356,11 +356,7 @@ static void test_unit_costs(void **state)
             t.walk_slices = walk;
             nq_job *job = nq_test_mitm_job(n, 0, &t);
             const uint64_t units = nq_job_units(job);
-            double *costs = malloc((units + 1) * sizeof *costs);
-            assert_non_null(costs);
-            for (uint64_t u = 0; u < units; u++)
-                costs[u] = -1;
-            assert_int_equal(job->ops->estimate(job, costs), 0);
+            double *costs = nq_test_unit_costs(job);
             for (uint64_t u = 0; u < units; u++) {
                 const double want = nq_test_unit_cost(job, n, u);
                 if (costs[u] != want)

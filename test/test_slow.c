@@ -176,11 +176,7 @@ static void test_unit_costs_spread(void **state)
     for (int n = 24; n <= 25; n++) {
         nq_job *job = nq_test_mitm_job(n, 0, NULL);
         const uint64_t units = nq_job_units(job);
-        double *costs = malloc((units + 1) * sizeof *costs);
-        assert_non_null(costs);
-        for (uint64_t u = 0; u < units; u++)
-            costs[u] = -1;
-        assert_int_equal(job->ops->estimate(job, costs), 0);
+        double *costs = nq_test_unit_costs(job);
         for (uint64_t u = 0; u < units; u++)
             if (!(costs[u] > 0))
                 fail_msg("n=%d: unit %llu not priced", n, (unsigned long long)u);
