@@ -467,8 +467,8 @@ static void binomials_fill(binomials *b)
 }
 
 /* The rank of x among the sets of as many bits in increasing order (the
- * colex rank: the lists above are made by nq_next_same_popcount, which
- * goes in that order), and the set of popcount k with rank r. */
+ * colex rank: the unit lists are made by nq_next_same_popcount, which goes
+ * in that order). */
 static uint64_t colex_rank(const binomials *b, uint32_t x)
 {
     uint64_t r = 0;
@@ -477,6 +477,7 @@ static uint64_t colex_rank(const binomials *b, uint32_t x)
     return r;
 }
 
+/* The set of k bits whose colex rank is r. */
 static uint32_t colex_unrank(const binomials *b, uint64_t r, int k)
 {
     uint32_t x = 0;
