@@ -12,8 +12,7 @@
 /* Moves to the next k-subset of the h columns, or marks the walk done. */
 static void half_next_cols(half_iter *it, int h)
 {
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    if (it->k == 0 || it->cols >= (hm & ~(hm >> it->k))) { /* top k bits: last subset */
+    if (it->cols == nq_last_same_popcount(it->k, h)) {
         it->done = 1;
         return;
     }

@@ -76,6 +76,14 @@ static inline uint32_t nq_next_same_popcount(uint32_t x)
     return ripple | (((x ^ ripple) >> 2) / low);
 }
 
+/* The last k-subset of h bits in nq_next_same_popcount's order, where a
+ * walk from the first, (1 << k) - 1, ends: the top k bits (0 when k = 0,
+ * the walk's only subset). */
+static inline uint32_t nq_last_same_popcount(int k, int h)
+{
+    return ((UINT32_C(1) << k) - 1) << (h - k);
+}
+
 /* --- half.c: a thread's scratch and the half-boards of one side --- */
 
 /* Bytes of scratch for the given caps, including 64 bytes of alignment

@@ -35,7 +35,7 @@ void NQ_KERNEL_FN(nq_quarter_slice_fill_store)(nq_quarter_slice *s, const nq_qua
                                                int h, uint32_t rows, const nq_quarter_frame *f)
 {
     const int k = __builtin_popcount(rows);
-    const uint32_t last = ((UINT32_C(1) << k) - 1) << (h - k); /* the top k columns */
+    const uint32_t last = nq_last_same_popcount(k, h);
     size_t at = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
         const uint64_t *g;

@@ -115,7 +115,7 @@ static uint64_t group_size(const group_sizes *g, uint32_t rows, uint32_t cols)
 static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
 {
     const int h = g->h, k = __builtin_popcount(rows_n);
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint32_t last = nq_last_same_popcount(k, h);
     uint64_t bound = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
         if (!(cols & ~avail)) {
@@ -123,7 +123,7 @@ static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_
             if (a)
                 bound += a * group_size(g, rows_s, avail & ~cols);
         }
-        if (k == 0 || cols >= (hm & ~(hm >> k)))
+        if (cols == last)
             break;
     }
     return bound;
@@ -413,6 +413,7 @@ static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t 
     const int h = g->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1, rows_n = east & hm, rows_s = east >> h;
     const int k = __builtin_popcount(rows_n);
+    const uint32_t last = nq_last_same_popcount(k, h);
     for (int c = 0; c < h - 1; c++)
         f[c] = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
@@ -421,7 +422,7 @@ static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t 
          * the queen's: for each such c, one more term of f[c]. */
         for (uint32_t m = a ? hm >> 1 & ~cols : 0; m; m &= m - 1)
             f[__builtin_ctz(m)] += a * group_size(g, rows_s, hm & ~cols & ~(m & (0u - m)));
-        if (k == 0 || cols >= (hm & ~(hm >> k)))
+        if (cols == last)
             break;
     }
 }
@@ -439,13 +440,14 @@ static void west_bounds_by_row(const group_sizes *g, uint32_t rows_n, uint32_t r
     const int h = g->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     const int k = __builtin_popcount(rows_n);
+    const uint32_t last = nq_last_same_popcount(k, h);
     for (int p = 0; p < h; p++)
         f[p] = 0;
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
         const uint64_t a = group_size(g, rows_n, cols);
         for (uint32_t m = a ? queen_rows : 0; m; m &= m - 1)
             f[__builtin_ctz(m)] += a * group_size(g, rows_s & ~(m & (0u - m)), hm & ~cols);
-        if (k == 0 || cols >= (hm & ~(hm >> k)))
+        if (cols == last)
             break;
     }
 }
