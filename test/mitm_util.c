@@ -43,8 +43,9 @@ int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 
     return *engine == *search;
 }
 
-/* Placements of one queen on each row of `rows` (from row i on) of an
- * h x h quarter, none attacking, counted by the columns they use. */
+/* Extends a placement on the rows of `rows` above row i (columns cols,
+ * diagonals d1, d2) by one queen on each such row from i on, counting each
+ * whole placement in count[its columns]. */
 static void count_by_columns(int h, uint32_t rows, int i, uint32_t cols, uint64_t d1, uint64_t d2,
                              uint64_t *count)
 {
@@ -60,16 +61,23 @@ static void count_by_columns(int h, uint32_t rows, int i, uint32_t cols, uint64_
                              d2 | UINT64_C(1) << (i - j + h), count);
 }
 
+void nq_test_placements_by_columns(int h, uint32_t rows, uint64_t *count)
+{
+    for (uint32_t cols = 0; cols < (UINT32_C(1) << h); cols++)
+        count[cols] = 0;
+    count_by_columns(h, rows, 0, 0, 0, 0, count);
+}
+
 /* Half-boards of one side before the diagonal tests: a north placement on
  * rows_n and a south one on rows_s over a split of the columns avail,
  * every split tried (a split of the wrong sizes has no placements). */
 static uint64_t side_bound(int h, uint32_t rows_n, uint32_t rows_s, uint32_t avail)
 {
     const size_t sets = (size_t)1 << h;
-    uint64_t *north = calloc(2 * sets, sizeof *north), *south = north + sets, bound = 0;
+    uint64_t *north = malloc(2 * sets * sizeof *north), *south = north + sets, bound = 0;
     assert_non_null(north);
-    count_by_columns(h, rows_n, 0, 0, 0, 0, north);
-    count_by_columns(h, rows_s, 0, 0, 0, 0, south);
+    nq_test_placements_by_columns(h, rows_n, north);
+    nq_test_placements_by_columns(h, rows_s, south);
     for (uint32_t cols = 0; cols < sets; cols++)
         if (!(cols & ~avail))
             bound += north[cols] * south[avail & ~cols];

@@ -24,6 +24,11 @@ nq_job *nq_test_mitm_job(int n, int threads, const nq_mitm_tuning *t);
  * it). */
 int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 *search);
 
+/* The non-attacking placements of one queen on each row of `rows` of an
+ * h x h quarter, counted by the columns they use: count[cols] for every
+ * cols (1 << h entries), by a search of its own. */
+void nq_test_placements_by_columns(int h, uint32_t rows, uint64_t *count);
+
 /* The estimate hook's cost of every unit of job, in a malloc'ed array
  * (-1 where the hook wrote nothing).  Fails the current test when the hook
  * fails. */
