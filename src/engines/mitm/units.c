@@ -80,6 +80,7 @@ static void plan_free(mitm_plan *p)
     nq_quarter_store_free(&p->qs);
     free(p->canon);
     free(p->canon_weight);
+    free(p->canon_bounds);
     free(p->all_e);
     free(p);
 }
@@ -147,33 +148,43 @@ static uint8_t canon_weight_of(uint32_t e, int h)
     return distinct;
 }
 
-/* The half-board list size: with a store, the largest bound of any E (the
- * west side of E is the east side of its complement, also an E, so this
- * covers both sides); without one, NQ_MITM_HALF_LIMIT, or for small boards
- * the product of two slices.  Never more than the limit (the batch limit
- * too, when the tuning sets one), never less than a slice's largest group,
- * as a batch must hold one north placement's pairs (nq_mitm_half_next). */
-static size_t half_cap_of(const mitm_plan *p, const nq_mitm_tuning *t, int threads)
+/* The half-board list size: with a store, the largest bound of any E.
+ * The bound is the same for E and its north-south mirror (reflecting a
+ * quarter's rows keeps its group sizes), and the west side of E is the
+ * east side of its complement, so the canonical E and their complements
+ * cover every E: their bounds, east then west per unit, go to
+ * p->canon_bounds, where the estimate hook finds them.  Without a store,
+ * NQ_MITM_HALF_LIMIT, or for small boards the product of two slices.
+ * Never more than the limit (the batch limit too, when the tuning sets
+ * one), never less than a slice's largest group, as a batch must hold one
+ * north placement's pairs (nq_mitm_half_next).  Returns 0 or NQ_ENOMEM. */
+static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
 {
     const int h = p->h;
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    const uint64_t nall = central_binomial(h);
+    const uint32_t hm = (UINT32_C(1) << h) - 1, rows = (UINT32_C(1) << 2 * h) - 1;
     const size_t slice = nq_quarter_slice_capacity(h);
     size_t cap = NQ_MITM_HALF_LIMIT, group_cap = nq_quarter_group_capacity(h);
     if (slice < cap / slice)
         cap = slice * slice;
     if (p->use_store) {
+        p->canon_bounds = malloc(2 * p->ncanon * sizeof *p->canon_bounds);
+        if (!p->canon_bounds)
+            return NQ_ENOMEM;
         const group_sizes g = {h, &p->qs, NULL};
+        uint32_t *bounds = p->canon_bounds;
         cap = 0;
         (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
 #endif
-        for (long j = 0; j < (long)nall; j++) {
-            const uint32_t e = p->canon[j];
-            const size_t bound = half_bound(&g, e & hm, e >> h, hm);
-            if (bound > cap)
-                cap = bound;
+        for (long j = 0; j < (long)p->ncanon; j++) {
+            const uint32_t east = p->canon[j], west = rows & ~east;
+            /* Below 2^32: the largest is half_cap_per_h[NQ_MITM_STORE_MAX_H]. */
+            bounds[2 * j] = (uint32_t)half_bound(&g, east & hm, east >> h, hm);
+            bounds[2 * j + 1] = (uint32_t)half_bound(&g, west & hm, west >> h, hm);
+            const size_t larger = bounds[2 * j] > bounds[2 * j + 1] ? bounds[2 * j] : bounds[2 * j + 1];
+            if (larger > cap)
+                cap = larger;
         }
         group_cap = 0;
         for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
@@ -184,7 +195,8 @@ static size_t half_cap_of(const mitm_plan *p, const nq_mitm_tuning *t, int threa
         cap = NQ_MITM_HALF_LIMIT;
     if (t->batch_limit && cap > t->batch_limit)
         cap = t->batch_limit;
-    return cap < group_cap ? group_cap : cap;
+    p->half_cap = cap < group_cap ? group_cap : cap;
+    return 0;
 }
 
 /*
@@ -205,7 +217,6 @@ static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
     uint64_t i = 0;
     for (uint32_t e = hm; i < nall; e = nq_next_same_popcount(e))
         p->canon[i++] = e;
-    p->half_cap = half_cap_of(p, t, threads); /* before the list loses its non-units */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(threads) if (h >= 8)
 #endif
@@ -216,6 +227,9 @@ static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
             p->canon[p->ncanon] = p->canon[j];
             p->canon_weight[p->ncanon++] = p->canon_weight[j];
         }
+    const int ret = half_cap_of(p, t, threads);
+    if (ret < 0)
+        return ret;
     if (p->n & 1) {
         p->nall = central_binomial(h) / 2; /* C(2h-1, h-1) = C(2h, h) / 2 */
         p->all_e = malloc(p->nall * sizeof *p->all_e);
@@ -600,8 +614,10 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
 #endif
     for (long j = 0; j < (long)p->ncanon; j++) {
         const uint32_t east = p->canon[j], west = rows & ~east;
-        const double w = (double)half_bound(&g, west & hm, west >> h, hm);
-        const double e = (double)half_bound(&g, east & hm, east >> h, hm);
+        const double e = p->canon_bounds ? p->canon_bounds[2 * j]
+                                         : (double)half_bound(&g, east & hm, east >> h, hm);
+        const double w = p->canon_bounds ? p->canon_bounds[2 * j + 1]
+                                         : (double)half_bound(&g, west & hm, west >> h, hm);
         costs[unit_of_entry(&map, (uint64_t)j)] = w + e + join_cost(p, e, w);
     }
     if (p->nb)
@@ -637,6 +653,9 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
                          (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
     const int store = h <= NQ_MITM_STORE_MAX_H;
+    /* With a store, two half-board bounds per canonical E: at most one E
+     * in two is canonical, as E and its complement share an orbit. */
+    const size_t bounds = store ? (size_t)central_binomial(h) / 2 * 2 * sizeof(uint32_t) : 0;
     const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
     const size_t scratch =
         store ? nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h), 0)
@@ -649,6 +668,6 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const uint64_t unit_bound =
         central_binomial(h) + (n & 1 ? (uint64_t)(h - 1) * central_binomial(h) / 2 : 0);
     const size_t costs = (size_t)(unit_bound + 1) * sizeof(double);
-    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + groups + costs +
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + bounds + groups + costs +
            (size_t)(threads > 0 ? threads : 1) * scratch;
 }
