@@ -461,7 +461,7 @@ static void test_quarter_slices(void **state)
 }
 
 /* From h = 8 the store is built in parallel: any thread count gives the
- * same groups with the same placements (in an order that may differ). */
+ * same store, byte for byte. */
 static void test_quarter_store_threads(void **state)
 {
     (void)state;
@@ -472,11 +472,7 @@ static void test_quarter_store_threads(void **state)
         const size_t keys = (size_t)1 << 2 * h;
         assert_true(one.placements == many.placements);
         assert_memory_equal(one.start, many.start, (keys + 1) * sizeof *one.start);
-        for (size_t k = 0; k < keys; k++) {
-            const size_t at = one.start[k], len = one.start[k + 1] - at;
-            qsort(one.diag + at, len, sizeof *one.diag, compare_u64);
-            qsort(many.diag + at, len, sizeof *many.diag, compare_u64);
-        }
+        /* The same order too: row sets never share a counter. */
         assert_memory_equal(one.diag, many.diag, one.placements * sizeof *one.diag);
         nq_quarter_store_free(&one);
         nq_quarter_store_free(&many);

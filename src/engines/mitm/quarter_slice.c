@@ -4,12 +4,13 @@
  *
  * From the store, each group of the row set is filtered and converted in
  * one pass: the engine's hot loop, in slice_kernel.c (compiled once per
- * kernel level, picked in kernels.c).  Without a store, two identical depth-first walks over the
- * slice's rows: the first counts each column set's placements, the second
- * writes them in place after a prefix sum (as the store's build does, but
- * for one row set, so its counters stay in the L1 cache).  The walk never
+ * kernel level, picked in kernels.c).  Without a store, two identical
+ * depth-first walks over the slice's rows: the first counts each column
+ * set's placements, the second writes them in place after a prefix sum,
+ * the counters of one row set staying in the L1 cache.  The walk never
  * places a queen on a square the pre-placed queens attack, so it writes
- * exactly what the store path keeps.
+ * exactly what the store path keeps.  The store itself is built by the
+ * same walks, with no queen placed beforehand (nq_quarter_rows_list).
  */
 #include <string.h>
 
@@ -81,8 +82,11 @@ typedef struct slice_walk {
     int h, k;
     int rows[NQ_QUARTER_MAX_H];
     uint32_t blocked[NQ_QUARTER_MAX_H];
-    int fill; /* 0: count into size[]; 1: write to s at first[] (advancing it) */
+    /* 0: count into size[]; 1: write to s at first[] (advancing it), or
+     * with diag set, write store entries to diag at size[] (advancing it) */
+    int fill;
     uint32_t *size;
+    uint64_t *diag;
     nq_quarter_slice *s;
     const nq_quarter_frame *f;
 } slice_walk;
@@ -92,6 +96,10 @@ static inline void visit(const slice_walk *w, uint32_t cols, uint64_t l1, uint64
 {
     if (!w->fill) {
         w->size[cols]++;
+        return;
+    }
+    if (w->diag) { /* the store's entry (quarter_store.h) */
+        w->diag[w->size[cols]++] = l1 | l2 << 32;
         return;
     }
     const uint32_t at = w->s->first[cols]++;
@@ -159,6 +167,18 @@ void nq_quarter_slice_count(int h, uint32_t rows, uint32_t *size)
 {
     slice_walk w = {.h = h, .k = 0, .fill = 0, .size = size};
     count_walk(&w, rows);
+}
+
+void nq_quarter_rows_list(int h, uint32_t rows, uint32_t *next, uint64_t *diag)
+{
+    slice_walk w = {.h = h, .k = 0, .fill = 1, .size = next, .diag = diag};
+    for (int i = 0; i < h; i++)
+        if (rows >> i & 1)
+            w.rows[w.k++] = i; /* no queen placed beforehand: nothing blocked */
+    if (w.k == 0)
+        diag[next[0]++] = 0; /* the empty placement */
+    else
+        walk(&w, 0, 0, 0, 0, 0, 0);
 }
 
 /* The slice by two walks over its rows: count, prefix sum, write. */

@@ -65,6 +65,12 @@ void nq_quarter_slice_fill(nq_quarter_slice *s, const nq_quarter_store *qs, int 
  * column set into size[0 .. 2^h), by the walk that fills slices. */
 void nq_quarter_slice_count(int h, uint32_t rows, uint32_t *size);
 
+/* Writes every placement on `rows` (no queen placed beforehand) as a
+ * store entry (quarter_store.h), the n-th of column set c to
+ * diag[next[c] + n], advancing next[c] past them: the walk that counts
+ * them for nq_quarter_slice_count, in the same order. */
+void nq_quarter_rows_list(int h, uint32_t rows, uint32_t *next, uint64_t *diag);
+
 /* The most placements any row set of side h has (the capacity a slice
  * needs), from a table of what walking every row set gives; 0 when h is
  * outside the table. */

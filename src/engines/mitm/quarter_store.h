@@ -32,9 +32,9 @@ typedef struct nq_quarter_store {
 
 /* Builds the store for side h (0 <= h <= NQ_QUARTER_MAX_H, and small enough
  * that the placements fit 32-bit offsets) on up to `threads` threads.  The
- * groups and their contents do not depend on the thread count, the order
- * within a group may.  Returns 0, NQ_ENOMEM, or NQ_EUNSUPPORTED for h out
- * of range. */
+ * store, the order within each group included, does not depend on the
+ * thread count.  Returns 0, NQ_ENOMEM, or NQ_EUNSUPPORTED for h out of
+ * range. */
 int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads);
 
 /* Frees the store's arrays (accepts a zeroed or freed store). */
