@@ -16,6 +16,7 @@
  * threads.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
@@ -46,6 +47,51 @@ size_t nq_quarter_store_bytes(int h)
            (size_t)nq_quarter_store_placements(h) * sizeof(uint64_t);
 }
 
+static int parallel(int h, int threads)
+{
+    return h >= NQ_QUARTER_PARALLEL_H && threads > 1;
+}
+
+/* Row set r of side h with its rows in reverse order. */
+static uint32_t mirror_rows(uint32_t r, int h)
+{
+    uint32_t m = 0;
+    for (int i = 0; i < h; i++)
+        m |= (r >> i & 1) << (h - 1 - i);
+    return m;
+}
+
+void nq_quarter_group_sizes(int h, int threads, uint32_t *size)
+{
+    const long row_sets = 1L << h;
+    const size_t row_groups = (size_t)1 << h;
+    (void)threads;
+    /* Reflecting the quarter top to bottom maps the placements on a row
+     * set onto those on its mirror, each keeping its columns: the two
+     * have the same group sizes, so only the lesser of each pair is
+     * walked and the other copied, after the barrier that ends the walks. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (parallel(h, threads))
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (long r = 0; r < row_sets; r++)
+            if (mirror_rows((uint32_t)r, h) >= (uint32_t)r)
+                nq_quarter_slice_count(h, (uint32_t)r, size + ((size_t)r << h));
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (long r = 0; r < row_sets; r++) {
+            const uint32_t m = mirror_rows((uint32_t)r, h);
+            if (m < (uint32_t)r)
+                memcpy(size + ((size_t)r << h), size + ((size_t)m << h),
+                       row_groups * sizeof *size);
+        }
+    }
+}
+
 int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
 {
     qs->h = h;
@@ -60,15 +106,7 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
     qs->start = calloc(keys + 1, sizeof *qs->start);
     if (!qs->start)
         return NQ_ENOMEM;
-    const long row_sets = 1L << h;
-    const int parallel = h >= NQ_QUARTER_PARALLEL_H && threads > 1;
-    (void)parallel;
-    /* Row set r's column sets are counted into start[(r << h) + 1 ..]. */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
-#endif
-    for (long r = 0; r < row_sets; r++)
-        nq_quarter_slice_count(h, (uint32_t)r, qs->start + ((size_t)r << h) + 1);
+    nq_quarter_group_sizes(h, threads, qs->start + 1);
     for (size_t k = 0; k < keys; k++) /* start[k + 1] = end of group k */
         qs->start[k + 1] += qs->start[k];
     qs->placements = qs->start[keys];
@@ -77,8 +115,10 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
         nq_quarter_store_free(qs);
         return NQ_ENOMEM;
     }
+    const long row_sets = 1L << h;
+    (void)threads;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel(h, threads))
 #endif
     for (long r = 0; r < row_sets; r++)
         nq_quarter_rows_list(h, (uint32_t)r, qs->start + ((size_t)r << h), qs->diag);

@@ -37,6 +37,12 @@ typedef struct nq_quarter_store {
  * range. */
 int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads);
 
+/* The size of every group of side h (0 <= h <= NQ_QUARTER_MAX_H) into
+ * size[rows << h | cols] (4^h entries), as the store would hold them, by
+ * walking the row sets on up to `threads` threads, without storing any
+ * placement: what the boards too large for a store price their units by. */
+void nq_quarter_group_sizes(int h, int threads, uint32_t *size);
+
 /* Frees the store's arrays (accepts a zeroed or freed store). */
 void nq_quarter_store_free(nq_quarter_store *qs);
 

@@ -398,19 +398,14 @@ static size_t group_table_bytes(int h)
     return ((size_t)1 << 2 * h) * sizeof(uint32_t);
 }
 
-/* The quarter group sizes of side h without a store: every row set's
- * placements counted by walking it (4^h counters), on at most `threads`
- * threads.  NULL when out of memory. */
+/* The quarter group sizes of side h without a store (4^h counters,
+ * nq_quarter_group_sizes), on at most `threads` threads.  NULL when out
+ * of memory. */
 static uint32_t *count_groups(int h, int threads)
 {
     uint32_t *table = malloc(group_table_bytes(h));
-    if (!table)
-        return NULL;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-#endif
-    for (long rows = 0; rows < (1L << h); rows++)
-        nq_quarter_slice_count(h, (uint32_t)rows, table + ((size_t)rows << h));
+    if (table)
+        nq_quarter_group_sizes(h, threads, table);
     return table;
 }
 
