@@ -155,8 +155,8 @@ static uint32_t key_under(uint64_t x, const nq_join_order *o)
 /* Sorts src (clobbering it) and checks that the list holds the cut
  * members (by checksum), each bucket after the one before and as large
  * as the members of its class and key. */
-static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint64_t *dst,
-                           nq_join_list *l)
+static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, nq_join_scratch *js,
+                           uint64_t *dst, nq_join_list *l)
 {
     const uint64_t want = cut_sum(src, n, o);
     const size_t buckets = (size_t)NQ_JOIN_MAX_CLASSES << o->key_bits;
@@ -165,7 +165,7 @@ static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, uint
     for (size_t i = 0; i < n; i++)
         size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
     static uint16_t tag[2100];
-    nq_join_sort(src, n, o, tag, dst, l);
+    nq_join_sort(src, n, o, tag, js, dst, l);
     assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
     assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
@@ -180,7 +180,7 @@ static void test_join_sorted(void **state)
     (void)state;
     static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
     static const int bits[] = {8, 20, 38, 64};
-    static const int key_bits[] = {0, 3, 6, 8, NQ_JOIN_KEY_BITS_MAX};
+    static const int key_bits[] = {0, 3, 6, 8, 10, NQ_JOIN_KEY_BITS_MAX};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
@@ -216,8 +216,8 @@ static void test_join_sorted(void **state)
                     const uint8_t(*w)[3] = classes ? weight : plain;
                     const int stored = bits[t] - __builtin_popcountll(o.class_mask | o.key_mask);
                     const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
-                    sort_and_check(a, na, &o, sa, &la);
-                    sort_and_check(b, nb, &o, sb, &lb);
+                    sort_and_check(a, na, &o, js, sa, &la);
+                    sort_and_check(b, nb, &o, js, sb, &lb);
                     const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
                     if (got != want)
                         fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, %d key bits, "

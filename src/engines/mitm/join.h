@@ -33,7 +33,7 @@
  * join by the caller: wider keys skip more pairs but cut the lists into
  * more, shorter runs.
  */
-#define NQ_JOIN_KEY_BITS_MAX 10
+#define NQ_JOIN_KEY_BITS_MAX 12
 #define NQ_JOIN_KEYS_MAX (1 << NQ_JOIN_KEY_BITS_MAX)
 #define NQ_JOIN_MAX_CLASSES 3
 #define NQ_JOIN_BUCKETS_MAX (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS_MAX)
@@ -44,6 +44,11 @@
  * a query run that meets only that key then pays for a block of it alone
  * (fewer query-block pairs and runs than filling every block to 512). */
 #define NQ_JOIN_BLOCK_FULL 256
+
+/* The sort (nq_join_sort) counts four parts of a list at once, each
+ * with a counter per tag: a key and two class bits. */
+#define NQ_JOIN_SORT_PARTS 4
+#define NQ_JOIN_SORT_TAGS (4 * NQ_JOIN_KEYS_MAX)
 
 /* A run of the query list joined with one block: members begin .. end - 1,
  * the weight of their pairs, and the block members they may meet (an
@@ -64,6 +69,9 @@ typedef struct nq_join_scratch {
      * most one of each per query bucket. */
     uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
+    /* The sort's counters (nq_join_sort), here rather than on a thread's
+     * stack: 256 KiB with the widest keys. */
+    uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_TAGS];
 } nq_join_scratch;
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */
@@ -130,9 +138,10 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
  * signature with the bits of o->class_mask and o->key_mask cut out, and
  * describes it in *out.  n < 2^32.  tag[0 .. n) is working space: each
- * member's bucket while it is sorted. */
+ * member's bucket while it is sorted; so are js's sort counters (the
+ * join's scratch, which a sort runs between joins). */
 void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
-                  uint64_t *dst, nq_join_list *out);
+                  nq_join_scratch *js, uint64_t *dst, nq_join_list *out);
 
 /*
  * The sum, over the pairs (x of a, y of b) that share no bit, of

@@ -87,7 +87,7 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
 /* The sort works on four parts of the list at once, each with its own
  * counters: members in a row of one bucket would otherwise wait on each
  * other's counter updates (store to load), as a bucket holds many. */
-#define SORT_PARTS 4
+#define SORT_PARTS NQ_JOIN_SORT_PARTS
 
 /* Members ahead of the one the scatter writes whose slot it prefetches. */
 #define SCATTER_AHEAD 16
@@ -97,7 +97,7 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
  * (class << key_bits | key) is one tag, or two for class 1 (either class
  * bit).  Tags live apart from the signatures so that the first pass only
  * reads the list (a quarter of the bytes written back). */
-#define TAG_VALUES (4 * NQ_JOIN_KEYS_MAX)
+#define TAG_VALUES NQ_JOIN_SORT_TAGS
 
 static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
 {
@@ -156,12 +156,13 @@ static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order 
 #endif
 
 void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o,
-                                 uint16_t *tag, uint64_t *dst, nq_join_list *out)
+                                 uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
+                                 nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
-    uint32_t count[SORT_PARTS][TAG_VALUES];
+    uint32_t(*count)[TAG_VALUES] = js->sort_count;
     for (int p = 0; p < SORT_PARTS; p++)
         memset(count[p], 0, 4 * keys * sizeof count[p][0]);
     size_t j = 0;

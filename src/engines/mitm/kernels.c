@@ -62,9 +62,9 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
 }
 
 void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
-                  uint64_t *dst, nq_join_list *out)
+                  nq_join_scratch *js, uint64_t *dst, nq_join_list *out)
 {
-    in_use()->sort(src, n, o, tag, dst, out);
+    in_use()->sort(src, n, o, tag, js, dst, out);
 }
 
 /* The join's block loops, per join kernel.  Off x86-64 the vector

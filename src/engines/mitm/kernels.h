@@ -22,7 +22,8 @@ typedef void nq_join_sample_bits_fn(const uint64_t *v, size_t n, int bits, uint3
 typedef void nq_join_pick_key_fn(const uint32_t *count_a, const uint32_t *count_b, int bits,
                                  int key_bits, nq_join_order *o);
 typedef void nq_join_sort_fn(const uint64_t *src, size_t n, const nq_join_order *o,
-                             uint16_t *tag, uint64_t *dst, nq_join_list *out);
+                             uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
+                             nq_join_list *out);
 
 typedef void nq_quarter_slice_fill_store_fn(nq_quarter_slice *s, const nq_quarter_store *qs,
                                            int h, uint32_t rows, const nq_quarter_frame *f);

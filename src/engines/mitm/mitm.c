@@ -119,15 +119,24 @@ typedef struct unit_join {
 /* Key bits for joining lists of nw and ne halves.  Wider keys skip more
  * pairs and cut two more bits from the stored signatures (a table look-up
  * fewer where that crosses a chunk width), but cut the lists into four
- * times the runs and sort into four times the buckets, which costs more
+ * times the runs and sort into four times the buckets, and each block
+ * walks every key of the other list that might meet it, which costs more
  * than it saves where a block meets few queries: six bits below 2^32
- * pairs a unit, eight from there on (docs/performance.md, "Figures the
- * code's choices rest on", has the measurements behind the threshold). */
+ * pairs a unit, eight from there on, and twelve from 2^35 pairs where
+ * the longer list, the one cut into blocks, holds NQ_MITM_WIDEST_KEY_LIST
+ * halves or more (its buckets are then long enough that a block holds few
+ * keys).  docs/performance.md, "Figures the code's choices rest on", has
+ * the measurements behind the thresholds. */
 #define NQ_MITM_WIDE_KEY_PAIRS (UINT64_C(1) << 32)
+#define NQ_MITM_WIDEST_KEY_PAIRS (UINT64_C(1) << 35)
+#define NQ_MITM_WIDEST_KEY_LIST ((size_t)3 << 18)
 
 static int key_width(size_t nw, size_t ne)
 {
-    return (uint64_t)nw * ne >= NQ_MITM_WIDE_KEY_PAIRS ? 8 : 6;
+    const uint64_t pairs = (uint64_t)nw * ne;
+    if (pairs >= NQ_MITM_WIDEST_KEY_PAIRS && (nw > ne ? nw : ne) >= NQ_MITM_WIDEST_KEY_LIST)
+        return NQ_JOIN_KEY_BITS_MAX;
+    return pairs >= NQ_MITM_WIDE_KEY_PAIRS ? 8 : 6;
 }
 
 /* Chooses the sort order of the unit's joins, once: the class bits, and
@@ -174,15 +183,15 @@ static void flush_east(unit_join *u)
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->split, &u->west);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->split, &u->west);
         }
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->west, &east);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->west, &east);
         u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), p->join_kernel,
                                          s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->split, &east);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->split, &east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
         if (!u->west_first_kept)
@@ -191,7 +200,7 @@ static void flush_east(unit_join *u)
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_list west;
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->east, &west);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->east, &west);
             u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u),
                                              p->join_kernel, s->js);
         }
