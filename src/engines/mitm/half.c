@@ -18,6 +18,7 @@ size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int share
                                               2 * 2 * slice_cap * sizeof(uint64_t)
                                         : NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
+           2 * sizeof(nq_join_list) + 64 +
            3 * (half_cap + 1) * sizeof(uint64_t) + slices + (half_cap + 1) * sizeof(uint16_t);
 }
 
@@ -27,7 +28,8 @@ mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
     s.quarter = raw;
     uintptr_t at = (uintptr_t)(s.quarter + NQ_QUARTERS);
     s.js = (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
-    s.east = (uint64_t *)(s.js + 1);
+    s.lists = (nq_join_list *)(s.js + 1);
+    s.east = (uint64_t *)(((uintptr_t)(s.lists + 2) + 63) & ~(uintptr_t)63);
     s.west = s.east + p->half_cap + 1;
     s.split = s.west + p->half_cap + 1;
     char *slices = (char *)(s.split + p->half_cap + 1);

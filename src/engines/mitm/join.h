@@ -33,7 +33,7 @@
  * join by the caller: wider keys skip more pairs but cut the lists into
  * more, shorter runs.
  */
-#define NQ_JOIN_KEY_BITS_MAX 12
+#define NQ_JOIN_KEY_BITS_MAX 14
 #define NQ_JOIN_KEYS_MAX (1 << NQ_JOIN_KEY_BITS_MAX)
 #define NQ_JOIN_MAX_CLASSES 3
 #define NQ_JOIN_BUCKETS_MAX (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS_MAX)

@@ -98,6 +98,7 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
  * bit).  Tags live apart from the signatures so that the first pass only
  * reads the list (a quarter of the bytes written back). */
 #define TAG_VALUES NQ_JOIN_SORT_TAGS
+_Static_assert(NQ_JOIN_KEY_BITS_MAX + 2 <= 16, "a tag, key and class bits, fits 16 bits");
 
 static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
 {

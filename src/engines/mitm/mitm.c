@@ -112,7 +112,6 @@ typedef struct unit_join {
     int ordered;             /* order chosen (at the first join) */
     nq_join_order order;     /* how both sides are sorted for every join */
     uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
-    nq_join_list west;       /* west_whole and ordered: the west halves, sorted into s->split */
     uint64_t pairs;
 } unit_join;
 
@@ -121,21 +120,24 @@ typedef struct unit_join {
  * fewer where that crosses a chunk width), but cut the lists into four
  * times the runs and sort into four times the buckets, and each block
  * walks every key of the other list that might meet it, which costs more
- * than it saves where a block meets few queries: six bits below 2^32
- * pairs a unit, eight from there on, and twelve from 2^35 pairs where
- * the longer list, the one cut into blocks, holds NQ_MITM_WIDEST_KEY_LIST
- * halves or more (its buckets are then long enough that a block holds few
- * keys).  docs/performance.md, "Figures the code's choices rest on", has
- * the measurements behind the thresholds. */
+ * than it saves where a block meets few queries.  Six bits below 2^32
+ * pairs a unit, eight from there on; from 2^35 pairs, where the longer
+ * list (the one cut into blocks) holds NQ_MITM_WIDEST_KEY_LIST halves or
+ * more, twelve (its buckets are then long enough that a block holds few
+ * keys), and fourteen where the shorter one holds NQ_MITM_LONGEST_LISTS
+ * or more too.  docs/performance.md, "Figures the code's choices rest on",
+ * has the measurements behind the thresholds. */
 #define NQ_MITM_WIDE_KEY_PAIRS (UINT64_C(1) << 32)
 #define NQ_MITM_WIDEST_KEY_PAIRS (UINT64_C(1) << 35)
 #define NQ_MITM_WIDEST_KEY_LIST ((size_t)3 << 18)
+#define NQ_MITM_LONGEST_LISTS ((size_t)3 << 20)
 
 static int key_width(size_t nw, size_t ne)
 {
     const uint64_t pairs = (uint64_t)nw * ne;
-    if (pairs >= NQ_MITM_WIDEST_KEY_PAIRS && (nw > ne ? nw : ne) >= NQ_MITM_WIDEST_KEY_LIST)
-        return NQ_JOIN_KEY_BITS_MAX;
+    const size_t longer = nw > ne ? nw : ne, shorter = nw > ne ? ne : nw;
+    if (pairs >= NQ_MITM_WIDEST_KEY_PAIRS && longer >= NQ_MITM_WIDEST_KEY_LIST)
+        return shorter >= NQ_MITM_LONGEST_LISTS ? 14 : 12;
     return pairs >= NQ_MITM_WIDE_KEY_PAIRS ? 8 : 6;
 }
 
@@ -175,7 +177,9 @@ static void flush_east(unit_join *u)
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
     const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
-    nq_join_list east;
+    /* The west halves sorted (west_whole: all of them, kept from the first
+     * join on), and the east batch sorted. */
+    nq_join_list *west = &s->lists[0], *east = &s->lists[1];
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
         u->pairs +=
@@ -183,15 +187,15 @@ static void flush_east(unit_join *u)
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->split, &u->west);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->split, west);
         }
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->west, &east);
-        u->pairs += nq_join_sorted_count(&east, &u->west, weight, sorted_bits(u), p->join_kernel,
-                                         s->js);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->west, east);
+        u->pairs +=
+            nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->split, &east);
+        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->split, east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
         if (!u->west_first_kept)
@@ -199,10 +203,9 @@ static void flush_east(unit_join *u)
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
-            nq_join_list west;
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->east, &west);
-            u->pairs += nq_join_sorted_count(&east, &west, weight, sorted_bits(u),
-                                             p->join_kernel, s->js);
+            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->east, west);
+            u->pairs +=
+                nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
         }
         u->west_first_kept = 0;
     }

@@ -62,6 +62,7 @@ enum { NQ_NW, NQ_NE, NQ_SW, NQ_SE, NQ_QUARTERS };
 typedef struct mitm_scratch {
     nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
     nq_join_scratch *js;
+    nq_join_list *lists;       /* two sorted lists' descriptions (mitm.c, flush_east) */
     uint64_t *east, *west;     /* half_cap + 1 signatures each */
     uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
     uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
