@@ -212,6 +212,14 @@ static void key_knob(nq_mitm_tuning *t, int way)
     t->key_min = way == 0 ? SIZE_MAX : 0;
 }
 
+/* Every join keyed: with six key bits (way 0) or with the most the join
+ * takes (way 1), which real boards use only from N = 26 on. */
+static void key_width_knob(nq_mitm_tuning *t, int way)
+{
+    t->key_min = 0;
+    t->key_bits = way == 0 ? 6 : NQ_JOIN_KEY_BITS_MAX;
+}
+
 /* Half-boards in batches far smaller than a side (the store's largest
  * group) give every unit of N = 4..13 the same count as one batch does. */
 static void test_small_batches(void **state)
@@ -238,6 +246,24 @@ static void test_keyed_joins(void **state)
     (void)state;
     for (int n = NQ_MITM_MIN_N; n <= 15; n++)
         compare_ways(n, key_knob, "without keys", "with keys");
+}
+
+/* Joins with six key bits and with fourteen give every unit of N = 4..13
+ * the same count, and N = 14 the known total; key bits out of range are
+ * refused. */
+static void test_key_widths(void **state)
+{
+    (void)state;
+    for (int n = NQ_MITM_MIN_N; n <= 14; n++)
+        compare_ways(n, key_width_knob, "with 6 key bits", "with the widest keys");
+    nq_mitm_tuning t;
+    nq_mitm_default_tuning(&t);
+    nq_job *job = nq_test_mitm_job(12, 0, NULL);
+    t.key_bits = NQ_JOIN_KEY_BITS_MAX + 1;
+    assert_int_equal(nq_mitm_replan(job, &t), NQ_EINVAL_ARG);
+    t.key_bits = -1;
+    assert_int_equal(nq_mitm_replan(job, &t), NQ_EINVAL_ARG);
+    nq_job_free(&job);
 }
 
 /* N = 14..18: the units of a job, solved one range at a time, add up to the
@@ -542,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_small_batches),
         cmocka_unit_test(test_walked_slices),
         cmocka_unit_test(test_keyed_joins),
+        cmocka_unit_test(test_key_widths),
         cmocka_unit_test(test_unit_sums),
         cmocka_unit_test(test_join_kernel_tuned),
         cmocka_unit_test(test_quarter_store),

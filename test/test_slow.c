@@ -166,6 +166,68 @@ static void test_audit_28(void **state)
     audit_east_sets(28, east, 2);
 }
 
+/* The costliest of `sample` units spread over board n's job, priced as
+ * the estimate hook prices them (nq_test_unit_cost). */
+static uint64_t costliest_unit(nq_job *job, int n, int sample)
+{
+    const uint64_t units = nq_job_units(job);
+    uint64_t best = 0;
+    double best_cost = -1;
+    for (int i = 0; i < sample; i++) {
+        const uint64_t u = (uint64_t)(2 * i + 1) * units / (2 * (uint64_t)sample);
+        const double cost = nq_test_unit_cost(job, n, u);
+        if (cost > best_cost) {
+            best = u;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* Unit u of board n counts the same with each of the key widths given
+ * (the job replanned with each), on the lists of a real record board. */
+static void same_count_by_key_bits(int n, uint64_t u, const int *key_bits, int widths)
+{
+    nq_counts first = {0, 0};
+    for (int i = 0; i < widths; i++) {
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        t.key_bits = key_bits[i];
+        nq_job *job = nq_test_mitm_job(n, 1, &t);
+        nq_counts c = {0, 0};
+        assert_int_equal(nq_job_solve_unit(job, u, &c), 0);
+        if (i == 0)
+            first = c;
+        else if (c.total != first.total)
+            fail_msg("n=%d unit %llu: %llu with %d key bits, %llu with %d", n,
+                     (unsigned long long)u, (unsigned long long)first.total, key_bits[0],
+                     (unsigned long long)c.total, key_bits[i]);
+        nq_job_free(&job);
+    }
+    assert_true(first.total > 0);
+}
+
+/* The widest keys on the lists they are chosen for: the costliest of 16
+ * units spread over N = 24 (4.0 and 1.4 million halves, joined with
+ * twelve key bits by default) counts the same with eight, twelve and
+ * fourteen, and the costliest of 8 spread over N = 26 (11 million west
+ * halves, the east ones in batches of 2^24: fourteen by default) the same
+ * with twelve and fourteen.  The keys only skip pairs that share a key
+ * bit, so any width must give the same count; the join's own test checks
+ * every width on random lists. */
+static void test_key_widths_large(void **state)
+{
+    (void)state;
+    nq_job *job = nq_test_mitm_job(24, 1, NULL);
+    const uint64_t u24 = costliest_unit(job, 24, 16);
+    nq_job_free(&job);
+    same_count_by_key_bits(24, u24, (const int[]){8, 12, 14}, 3);
+    job = nq_test_mitm_job(26, 1, NULL);
+    const uint64_t u26 = costliest_unit(job, 26, 8);
+    nq_job_free(&job);
+    same_count_by_key_bits(26, u26, (const int[]){14, 12}, 2);
+}
+
 /* The estimate hook on the boards whose units run in spread order (N = 24,
  * 25: no store, each list entry's cost written to its unit through the
  * stride's inverse): every unit priced, and units spread over the job at
@@ -241,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_audit_26),
         cmocka_unit_test(test_audit_28),
         cmocka_unit_test(test_unit_costs_spread),
+        cmocka_unit_test(test_key_widths_large),
         cmocka_unit_test(test_slice_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,7 +151,8 @@ static void choose_order(unit_join *u)
         nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
     u->order.class_mask = main_diagonal_bits(p);
     nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
-                     u->keyed ? key_width(u->nw, u->ne) : 0, &u->order);
+                     !u->keyed ? 0 : p->key_bits ? p->key_bits : key_width(u->nw, u->ne),
+                     &u->order);
     u->ordered = 1;
 }
 

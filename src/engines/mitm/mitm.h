@@ -39,6 +39,10 @@ typedef struct nq_mitm_tuning {
     /* A unit is joined with key bits (join.h) only when its west list has
      * at least this many halves (0 or SIZE_MAX force either path). */
     size_t key_min;
+    /* When non-zero, every join with key bits takes this many (at most
+     * NQ_JOIN_KEY_BITS_MAX) instead of the engine's choice by the lengths
+     * of its lists (mitm.c, key_width). */
+    int key_bits;
     /* The join's inner loops (join.h): by default the kernel of the
      * process's kernel level; the tests name each one this machine runs. */
     enum nq_join_kernel join_kernel;
@@ -48,7 +52,7 @@ typedef struct nq_mitm_tuning {
 void nq_mitm_default_tuning(nq_mitm_tuning *t);
 
 /* Plans the mitm job again, with tuning t.  Returns 0; NQ_EINVAL_ARG when
- * job is not a mitm job, NQ_EUNSUPPORTED when t's join kernel is not
+ * job is not a mitm job or t's key bits are out of range, NQ_EUNSUPPORTED when t's join kernel is not
  * supported here (in both cases the job is left as it was); or what
  * planning returns (the job is then only fit to be freed). */
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);

@@ -31,6 +31,7 @@ typedef struct mitm_plan {
     int sig_bits;        /* 4h - 2: shared sum and difference diagonals */
     int use_store;       /* slices come from qs, else from walks */
     size_t key_min;      /* shortest west list joined with key bits */
+    int key_bits;        /* 0, or the key bits of every keyed join (the tuning's) */
     enum nq_join_kernel join_kernel; /* the joins' inner loops (the tuning's) */
     nq_quarter_store qs;
     uint32_t *canon;     /* E up to the reflections, with their weights */

@@ -38,6 +38,7 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t)
     t->batch_limit = 0;
     t->walk_slices = 0;
     t->key_min = NQ_MITM_KEY_MIN;
+    t->key_bits = 0;
     t->join_kernel = nq_join_kernel_default();
 }
 
@@ -302,6 +303,7 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     p->sig_bits = 4 * p->h - 2;
     p->use_store = p->h <= NQ_MITM_STORE_MAX_H && !t->walk_slices;
     p->key_min = t->key_min;
+    p->key_bits = t->key_bits;
     p->join_kernel = t->join_kernel;
     /* Without a store, slices come and go with each unit (the units run
      * in spread order), and a west and an east slice share one buffer. */
@@ -346,7 +348,8 @@ int nq_mitm_plan_job(nq_job *job, int split_depth)
 
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t)
 {
-    if (!job || !t || job->ops->id != NQ_ENGINE_MITM)
+    if (!job || !t || job->ops->id != NQ_ENGINE_MITM || t->key_bits < 0 ||
+        t->key_bits > NQ_JOIN_KEY_BITS_MAX)
         return NQ_EINVAL_ARG;
     if (!nq_join_kernel_supported(t->join_kernel))
         return NQ_EUNSUPPORTED;
