@@ -52,9 +52,10 @@ typedef struct nq_mitm_tuning {
 void nq_mitm_default_tuning(nq_mitm_tuning *t);
 
 /* Plans the mitm job again, with tuning t.  Returns 0; NQ_EINVAL_ARG when
- * job is not a mitm job or t's key bits are out of range, NQ_EUNSUPPORTED when t's join kernel is not
- * supported here (in both cases the job is left as it was); or what
- * planning returns (the job is then only fit to be freed). */
+ * job is not a mitm job or t's key bits are out of range, NQ_EUNSUPPORTED
+ * when t's join kernel is not supported here (in both cases the job is
+ * left as it was); or what planning returns (the job is then only fit to
+ * be freed). */
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);
 
 /* The relative cost the estimate hook gives a unit of the planned mitm job

@@ -6,8 +6,9 @@
  * into the offset table, then after a prefix sum each row set writes its
  * placements in place.  A row set's groups are adjacent, so its writes
  * stay within its own stretch of the store (a few hundred KiB at h = 11)
- * and in the cache: a walk over all rows at once, which meets a row set's
- * placements at scattered times, missed the cache on nearly every write.
+ * and in the cache, where a walk over all rows at once meets a row set's
+ * placements at scattered times and misses the cache on nearly every
+ * write.
  * Walking twice costs a little time but never holds the placements twice,
  * which matters at h = 11 (67 million of them).
  *

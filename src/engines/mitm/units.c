@@ -183,9 +183,10 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
             /* Below 2^32: the largest is half_cap_per_h[NQ_MITM_STORE_MAX_H]. */
             bounds[2 * j] = (uint32_t)half_bound(&g, east & hm, east >> h, hm);
             bounds[2 * j + 1] = (uint32_t)half_bound(&g, west & hm, west >> h, hm);
-            const size_t larger = bounds[2 * j] > bounds[2 * j + 1] ? bounds[2 * j] : bounds[2 * j + 1];
-            if (larger > cap)
-                cap = larger;
+            if (bounds[2 * j] > cap)
+                cap = bounds[2 * j];
+            if (bounds[2 * j + 1] > cap)
+                cap = bounds[2 * j + 1];
         }
         group_cap = 0;
         for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
@@ -666,6 +667,6 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const uint64_t unit_bound =
         central_binomial(h) + (n & 1 ? (uint64_t)(h - 1) * central_binomial(h) / 2 : 0);
     const size_t costs = (size_t)(unit_bound + 1) * sizeof(double);
-    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + bounds + groups + costs +
-           (size_t)(threads > 0 ? threads : 1) * scratch;
+    return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + bounds + groups +
+           costs + (size_t)(threads > 0 ? threads : 1) * scratch;
 }
