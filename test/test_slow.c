@@ -214,7 +214,7 @@ static void same_count_by_key_bits(int n, uint64_t u, const int *key_bits, int w
  * halves, the east ones in batches of 2^24: fourteen by default) the same
  * with twelve and fourteen.  The keys only skip pairs that share a key
  * bit, so any width must give the same count; the join's own test checks
- * every width on random lists. */
+ * widths up to fourteen on random lists. */
 static void test_key_widths_large(void **state)
 {
     (void)state;
