@@ -133,18 +133,29 @@ int bench_save_finish(bench_save *s)
     return status;
 }
 
-/* Set by the first signal's handler: two signals delivered to two threads
- * at once (a sweep's worker and the main thread) must not both move the
- * files.  atomic_flag is lock-free, so async-signal-safe. */
-static atomic_flag handling = ATOMIC_FLAG_INIT;
+/* Who may move the files: nobody is saving (SAVE_IDLE), the sweep is
+ * committing a set of outputs (SAVE_BUSY: a signal then only leaves its
+ * number in pending_stop), or a signal's handler has taken them and the
+ * process is ending (SAVE_DYING).  A signal can be delivered to any thread
+ * that does not block it, an OpenMP worker as well as the main thread, so
+ * blocking it in the saving thread alone does not keep it out; and two
+ * signals at once on two threads must not both move the files.  The
+ * atomics are lock-free, so async-signal-safe. */
+enum { SAVE_IDLE, SAVE_BUSY, SAVE_DYING };
+static atomic_int save_state = SAVE_IDLE;
+static atomic_int pending_stop;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "signal handlers need lock-free atomics");
 
-/* Keeps what the sweep finished, then dies of the same signal; a second
- * signal meanwhile leaves it to the first, which ends the process. */
+/* Keeps what the sweep finished, then dies of the same signal; during a
+ * save it leaves that to bench_save_release, and a second signal meanwhile
+ * leaves it to the first, which ends the process. */
 static void on_signal(int sig)
 {
     static const char msg[] = "nqueens-bench: interrupted; the cases finished so far are "
                               "saved\n";
-    if (atomic_flag_test_and_set(&handling))
+    atomic_store(&pending_stop, sig);
+    int idle = SAVE_IDLE;
+    if (!atomic_compare_exchange_strong(&save_state, &idle, SAVE_DYING))
         return;
     int saved = 0;
     if (watched_child > 0)
@@ -162,6 +173,26 @@ static void on_signal(int sig)
     }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+void bench_save_hold(void)
+{
+    int idle = SAVE_IDLE;
+    while (!atomic_compare_exchange_strong(&save_state, &idle, SAVE_BUSY)) {
+        pause(); /* SAVE_DYING: another thread's handler ends the process */
+        idle = SAVE_IDLE;
+    }
+}
+
+void bench_save_release(void)
+{
+    atomic_store(&save_state, SAVE_IDLE);
+    /* A signal that came during the save, on any thread, is handled now
+     * that the files agree (after the store: one that comes later finds
+     * the state idle and handles itself). */
+    const int sig = atomic_load(&pending_stop);
+    if (sig)
+        on_signal(sig);
 }
 
 void bench_save_catch_signals(void)

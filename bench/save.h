@@ -46,4 +46,12 @@ void bench_save_watch_child(pid_t pid);
  * end the process by the same signal. */
 void bench_save_catch_signals(void);
 
+/* Brackets the commits of one set of outputs that must hold the same
+ * cases: a stop signal that comes in between, on any thread, waits for
+ * bench_save_release, which then handles it.  bench_save_hold does not
+ * return when a stop signal is already being handled (the process is
+ * about to end); the files are left as the handler saves them. */
+void bench_save_hold(void);
+void bench_save_release(void);
+
 #endif /* NQ_BENCH_SAVE_H */

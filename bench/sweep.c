@@ -314,13 +314,16 @@ static int save_outputs(sweep_state *st, const bench_case *cases, int count, int
                            o->plot_path};
     /* The stop signals wait until every output holds the same cases: a
      * signal between two commits would leave one file a case ahead of the
-     * others when the handler renames the snapshots. */
+     * others when the handler renames the snapshots.  Blocking them here
+     * keeps this thread's writes whole; bench_save_hold keeps the handler
+     * off the files when a signal lands on another thread. */
     sigset_t stops, old;
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
     sigaddset(&stops, SIGHUP);
     sigprocmask(SIG_BLOCK, &stops, &old);
+    bench_save_hold();
     for (int k = 0; k < 5; k++) {
         if (!paths[k] || !paths[k][0])
             continue;
@@ -341,6 +344,7 @@ static int save_outputs(sweep_state *st, const bench_case *cases, int count, int
             if (paths[k] && paths[k][0])
                 status |= bench_save_finish(saves[k]);
     sigprocmask(SIG_SETMASK, &old, NULL);
+    bench_save_release();
     return status;
 }
 
