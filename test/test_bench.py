@@ -204,7 +204,13 @@ class Interrupted(unittest.TestCase):
                                  "--warmup", "0"])
             printed = [p.stdout.readline() for _ in range(4)][1:]
             p.send_signal(signal.SIGTERM)
-            rest, err = p.communicate(timeout=60)
+            # The rest through the same buffered stream: communicate()
+            # reads the pipe itself and would drop the lines readline()
+            # has already buffered.  stderr holds a few lines, far less
+            # than the pipe takes, so reading stdout first cannot stall.
+            rest = p.stdout.read()
+            err = p.stderr.read()
+            p.wait(timeout=60)
             self.assertEqual(p.returncode, -signal.SIGTERM, err)
             self.assertIn("interrupted", err)
             printed += [l for l in rest.splitlines() if l and not l.startswith("amdahl:")]
