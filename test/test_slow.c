@@ -59,6 +59,13 @@ static void audit_units(nq_job *job, int n, const uint64_t *units, int count)
                      (unsigned long long)engine[i], (unsigned long long)search[i]);
 }
 
+/* The middle unit of the i-th of `strata` equal stretches of a job of
+ * `units` units. */
+static uint64_t spread_unit(uint64_t units, int i, int strata)
+{
+    return (uint64_t)(2 * i + 1) * units / (2 * (uint64_t)strata);
+}
+
 /* N = 21: six units spread over the job (a few seconds of search each). */
 static void test_audit_21(void **state)
 {
@@ -66,7 +73,7 @@ static void test_audit_21(void **state)
     nq_job *job = nq_test_mitm_job(21, 1, NULL);
     uint64_t unit[6];
     for (int i = 0; i < 6; i++)
-        unit[i] = (uint64_t)(2 * i + 1) * nq_job_units(job) / 12;
+        unit[i] = spread_unit(nq_job_units(job), i, 6);
     audit_units(job, 21, unit, 6);
     nq_job_free(&job);
 }
@@ -85,7 +92,7 @@ static void test_audit_24(void **state)
 #pragma omp parallel for schedule(dynamic, 1)
     for (int i = 0; i < 16; i++) {
         nq_counts c = {0, 0};
-        unit[i] = (uint64_t)(2 * i + 1) * units / 32;
+        unit[i] = spread_unit(units, i, 16);
         solved[i] = nq_job_solve_unit(job, unit[i], &c) == 0;
         count[i] = c.total;
     }
@@ -174,7 +181,7 @@ static uint64_t costliest_unit(nq_job *job, int n, int sample)
     uint64_t best = 0;
     double best_cost = -1;
     for (int i = 0; i < sample; i++) {
-        const uint64_t u = (uint64_t)(2 * i + 1) * units / (2 * (uint64_t)sample);
+        const uint64_t u = spread_unit(units, i, sample);
         const double cost = nq_test_unit_cost(job, n, u);
         if (cost > best_cost) {
             best = u;

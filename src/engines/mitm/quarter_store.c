@@ -53,15 +53,6 @@ static int parallel(int h, int threads)
     return h >= NQ_QUARTER_PARALLEL_H && threads > 1;
 }
 
-/* Row set r of side h with its rows in reverse order. */
-static uint32_t mirror_rows(uint32_t r, int h)
-{
-    uint32_t m = 0;
-    for (int i = 0; i < h; i++)
-        m |= (r >> i & 1) << (h - 1 - i);
-    return m;
-}
-
 void nq_quarter_group_sizes(int h, int threads, uint32_t *size)
 {
     const long row_sets = 1L << h;
@@ -79,13 +70,13 @@ void nq_quarter_group_sizes(int h, int threads, uint32_t *size)
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (long r = 0; r < row_sets; r++)
-            if (mirror_rows((uint32_t)r, h) >= (uint32_t)r)
+            if (nq_mirror_rows((uint32_t)r, h) >= (uint32_t)r)
                 nq_quarter_slice_count(h, (uint32_t)r, size + ((size_t)r << h));
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
         for (long r = 0; r < row_sets; r++) {
-            const uint32_t m = mirror_rows((uint32_t)r, h);
+            const uint32_t m = nq_mirror_rows((uint32_t)r, h);
             if (m < (uint32_t)r)
                 memcpy(size + ((size_t)r << h), size + ((size_t)m << h),
                        row_groups * sizeof *size);

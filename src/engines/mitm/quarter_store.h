@@ -30,6 +30,17 @@ typedef struct nq_quarter_store {
     uint64_t *diag;
 } nq_quarter_store;
 
+/* The low `width` bits of x in reverse order: a set of rows of a board
+ * `width` rows high, reflected top to bottom (a quarter's row set here,
+ * the 2h rows of a unit's east set E in units.c). */
+static inline uint32_t nq_mirror_rows(uint32_t x, int width)
+{
+    uint32_t m = 0;
+    for (int i = 0; i < width; i++)
+        m |= (x >> i & 1) << (width - 1 - i);
+    return m;
+}
+
 /* Builds the store for side h (0 <= h <= NQ_QUARTER_MAX_H, and small enough
  * that the placements fit 32-bit offsets) on up to `threads` threads.  The
  * store, the order within each group included, does not depend on the

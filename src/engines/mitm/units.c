@@ -42,15 +42,6 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t)
     t->join_kernel = nq_join_kernel_default();
 }
 
-/* Reverses the low 2h bits of e: north row i <-> south row h - 1 - i. */
-static uint32_t mirror_rows(uint32_t e, int h)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < 2 * h; i++)
-        r |= (e >> i & 1) << (2 * h - 1 - i);
-    return r;
-}
-
 void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 {
     if (p->stride) /* a job in spread order (see spread_stride) */
@@ -136,7 +127,9 @@ static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_
 static uint8_t canon_weight_of(uint32_t e, int h)
 {
     const uint32_t full = (UINT32_C(1) << 2 * h) - 1;
-    const uint32_t orbit[4] = {e, mirror_rows(e, h), ~e & full, mirror_rows(~e & full, h)};
+    /* North-south reflection: north row i <-> south row h - 1 - i. */
+    const uint32_t orbit[4] = {e, nq_mirror_rows(e, 2 * h), ~e & full,
+                               nq_mirror_rows(~e & full, 2 * h)};
     uint8_t distinct = 0;
     for (int a = 0; a < 4; a++) {
         if (orbit[a] < e)
