@@ -4,7 +4,9 @@
  * class and key with the sorted, weighted join against a double loop over
  * the unsorted lists, on random lists across the block edges, with every
  * join kernel this machine runs.  (A whole engine's joins, each kernel
- * named by a job's tuning, are test_mitm.c's.)
+ * named by a job's tuning, are test_mitm.c's.)  The bit sampling that
+ * picks the keys is checked on its own, each kernel level's copy against a
+ * count written here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +17,9 @@
 
 #include <cmocka.h>
 
+#include "core/kernel.h"
 #include "engines/mitm/join.h"
+#include "engines/mitm/kernels.h"
 #include "mitm_util.h"
 
 /* Signatures of `bits` bits, each bit set with probability about 1/density. */
@@ -233,11 +237,62 @@ static void test_join_sorted(void **state)
     free(js);
 }
 
+/* Each kernel level's bit sample against a count of the same members
+ * (every step-th, step = n / sample size) bit by bit: lists short, long
+ * and past the largest sample, so that byte counters that must be added
+ * up every 255 members are, and bits above `bits` never counted. */
+static void test_sample_bits(void **state)
+{
+    (void)state;
+    typedef nq_join_sample_bits_fn *sampler;
+    const sampler copies[NQ_KERNEL_LEVELS] = {
+        nq_join_sample_bits_portable, nq_join_sample_bits_avx2, nq_join_sample_bits_avx512,
+        nq_join_sample_bits_avx512icl};
+    static const size_t sizes[] = {1, 100, 128, 700, 65280, 70000, 300000, 1000000};
+    static const int bits[] = {1, 30, 38, 63, 64};
+    uint64_t *v = malloc(1000000 * sizeof *v);
+    assert_non_null(v);
+    uint64_t x = 4242;
+    random_sigs(v, 1000000, 64, 3, &x);
+    for (size_t i = 0; i < 1000000; i++) /* dense: a byte counter would overflow at 256 */
+        v[i] = ~v[i];
+    int levels = 0;
+    for (int level = 0; level < NQ_KERNEL_LEVELS; level++) {
+        if (!nq_kernel_supported((enum nq_kernel_level)level))
+            continue;
+        levels++;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (size_t t = 0; t < sizeof bits / sizeof *bits; t++) {
+                const size_t n = sizes[i];
+                size_t sample = n / 256;
+                sample = sample < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
+                         : sample > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
+                                                       : sample;
+                const size_t step = n > sample ? n / sample : 1;
+                uint32_t want[NQ_JOIN_MAX_BITS] = {0}, got[NQ_JOIN_MAX_BITS] = {0};
+                for (size_t m = 0; m < n; m += step)
+                    for (int j = 0; j < bits[t]; j++)
+                        want[j] += (uint32_t)(v[m] >> j & 1);
+                got[0] = 7; /* added to, never overwritten */
+                want[0] += 7;
+                copies[level](v, n, bits[t], got);
+                for (int j = 0; j < NQ_JOIN_MAX_BITS; j++)
+                    if (got[j] != want[j])
+                        fail_msg("level %s, %zu members, %d bits: bit %d counted %u, "
+                                 "expected %u",
+                                 nq_kernel_level_name(level), n, bits[t], j, got[j], want[j]);
+            }
+    }
+    assert_true(levels >= 1);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
+        cmocka_unit_test(test_sample_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
