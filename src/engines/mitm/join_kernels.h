@@ -74,6 +74,7 @@ const nq_join_loops *nq_join_loops_of(enum nq_join_kernel kernel);
 nq_join_build_fn nq_join_build_portable;
 nq_join_queries_fn nq_join_queries_portable;
 #ifdef NQ_JOIN_X86
+nq_join_build_fn nq_join_build_avx2;
 nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;
 nq_join_queries_fn nq_join_queries_avx2;

@@ -72,7 +72,7 @@ void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_
 static const nq_join_loops join_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
     [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable},
 #ifdef NQ_JOIN_X86
-    [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_portable, nq_join_queries_avx2},
+    [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_avx2, nq_join_queries_avx2},
     [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
 #endif
 };
