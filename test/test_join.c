@@ -3,7 +3,7 @@
  * the bit-sliced count against the naive double loop, and the sort by
  * class and key with the sorted, weighted join against a double loop over
  * the unsorted lists, on random lists across the block edges, with every
- * join kernel this machine runs.  (A whole engine's joins, each kernel
+ * join kernel and every kernel level's sort this machine runs.  (A whole engine's joins, each kernel
  * named by a job's tuning, are test_mitm.c's.)  The bit sampling that
  * picks the keys is checked on its own, each kernel level's copy against a
  * count written here.
@@ -156,11 +156,12 @@ static uint32_t key_under(uint64_t x, const nq_join_order *o)
     return key;
 }
 
-/* Sorts src (clobbering it) and checks that the list holds the cut
- * members (by checksum), each bucket after the one before and as large
- * as the members of its class and key. */
-static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, nq_join_scratch *js,
-                           uint64_t *dst, nq_join_list *l)
+/* Sorts src with `sort` (one kernel level's copy) and checks that the
+ * list holds the cut members (by checksum), each bucket after the one
+ * before and as large as the members of its class and key. */
+static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
+                           const nq_join_order *o, nq_join_scratch *js, uint64_t *dst,
+                           nq_join_list *l)
 {
     const uint64_t want = cut_sum(src, n, o);
     const size_t buckets = (size_t)NQ_JOIN_MAX_CLASSES << o->key_bits;
@@ -169,7 +170,7 @@ static void sort_and_check(uint64_t *src, size_t n, const nq_join_order *o, nq_j
     for (size_t i = 0; i < n; i++)
         size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
     static uint16_t tag[2100];
-    nq_join_sort(src, n, o, tag, js, dst, l);
+    sort(src, n, o, tag, js, dst, l);
     assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
     assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
@@ -187,6 +188,9 @@ static void test_join_sorted(void **state)
     static const int key_bits[] = {0, 3, 6, 8, 10, NQ_JOIN_KEY_BITS_MAX};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
+    nq_join_sort_fn *const sorts[NQ_KERNEL_LEVELS] = {nq_join_sort_portable, nq_join_sort_avx2,
+                                                      nq_join_sort_avx512,
+                                                      nq_join_sort_avx512icl};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
     uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
     uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
@@ -220,14 +224,22 @@ static void test_join_sorted(void **state)
                     const uint8_t(*w)[3] = classes ? weight : plain;
                     const int stored = bits[t] - __builtin_popcountll(o.class_mask | o.key_mask);
                     const uint64_t want = weighted_naive(a, na, b, nb, &o, w);
-                    sort_and_check(a, na, &o, js, sa, &la);
-                    sort_and_check(b, nb, &o, js, sb, &lb);
-                    const uint64_t got = nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
-                    if (got != want)
-                        fail_msg("sorted join, kernel %d, %zu x %zu, %d bits, %d key bits, "
-                                 "classes %d: %llu, expected %llu",
-                                 k, na, nb, bits[t], o.key_bits, classes,
-                                 (unsigned long long)got, (unsigned long long)want);
+                    /* Sorted by each kernel level's copy of the sort (their
+                     * ways of gathering bits differ), joined by kernel k. */
+                    for (int level = 0; level < NQ_KERNEL_LEVELS; level++) {
+                        if (!nq_kernel_supported((enum nq_kernel_level)level))
+                            continue;
+                        sort_and_check(sorts[level], a, na, &o, js, sa, &la);
+                        sort_and_check(sorts[level], b, nb, &o, js, sb, &lb);
+                        const uint64_t got =
+                            nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
+                        if (got != want)
+                            fail_msg("sorted join, sort %s, kernel %d, %zu x %zu, %d bits, "
+                                     "%d key bits, classes %d: %llu, expected %llu",
+                                     nq_kernel_level_name(level), k, na, nb, bits[t],
+                                     o.key_bits, classes, (unsigned long long)got,
+                                     (unsigned long long)want);
+                    }
                 }
     }
     free(a);

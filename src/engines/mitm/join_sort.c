@@ -102,15 +102,48 @@ void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *cou
     }
 }
 
-/* The bits of v under mask, packed into the low bits in their order. */
-static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
+/* How to pack the bits of a mask into the low bits in their order: pext
+ * where the level has BMI2; elsewhere one shift, AND and OR per run of
+ * consecutive bits of the mask (a sort's masks keep or drop a few runs:
+ * its kept bits, cut by at most 16 class and key bits, are at most 17), not
+ * one per bit. */
+typedef struct bit_gather {
+    uint64_t mask;
+#ifndef __BMI2__
+    int runs;
+    uint8_t from[32], to[32]; /* run r: bits from[r] .. of v to bits to[r] .. */
+    uint64_t bits[32];        /* run r's bits, shifted down to bit 0 */
+#endif
+} bit_gather;
+
+static void bit_gather_init(bit_gather *g, uint64_t mask)
+{
+    g->mask = mask;
+#ifndef __BMI2__
+    g->runs = 0;
+    int to = 0;
+    for (uint64_t left = mask; left;) {
+        const int from = __builtin_ctzll(left);
+        const uint64_t up = left >> from;
+        const int len = ~up ? __builtin_ctzll(~up) : 64 - from; /* the run's length */
+        g->from[g->runs] = (uint8_t)from;
+        g->to[g->runs] = (uint8_t)to;
+        g->bits[g->runs++] = len == 64 ? ~UINT64_C(0) : (UINT64_C(1) << len) - 1;
+        to += len;
+        left = from + len >= 64 ? 0 : left & ~((UINT64_C(1) << (from + len)) - 1);
+    }
+#endif
+}
+
+/* The bits of v under g's mask, packed into the low bits in their order. */
+static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
 {
 #ifdef __BMI2__
-    return _pext_u64(v, mask);
+    return _pext_u64(v, g->mask);
 #else
     uint64_t out = 0;
-    for (int i = 0; mask; mask &= mask - 1, i++) /* mask & (mask - 1): next set bit */
-        out |= (v >> __builtin_ctzll(mask) & 1) << i;
+    for (int r = 0; r < g->runs; r++) /* a count fixed per sort: predicted */
+        out |= (v >> g->from[r] & g->bits[r]) << g->to[r];
     return out;
 #endif
 }
@@ -131,10 +164,10 @@ static inline uint64_t gather_bits(uint64_t v, uint64_t mask)
 #define TAG_VALUES NQ_JOIN_SORT_TAGS
 _Static_assert(NQ_JOIN_KEY_BITS_MAX + 2 <= 16, "a tag, key and class bits, fits 16 bits");
 
-static inline uint16_t tag_of(uint64_t v, const nq_join_order *o)
+static inline uint16_t tag_of(uint64_t v, const nq_join_order *o, const bit_gather *key,
+                              const bit_gather *classes)
 {
-    return (uint16_t)(o->key_of[gather_bits(v, o->key_mask)] |
-                      gather_bits(v, o->class_mask) << o->key_bits);
+    return (uint16_t)(o->key_of[gather_bits(v, key)] | gather_bits(v, classes) << o->key_bits);
 }
 
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
@@ -197,6 +230,9 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     uint32_t(*count)[TAG_VALUES] = js->sort_count;
     for (int p = 0; p < SORT_PARTS; p++)
         memset(count[p], 0, 4 * keys * sizeof count[p][0]);
+    bit_gather key, classes;
+    bit_gather_init(&key, o->key_mask);
+    bit_gather_init(&classes, o->class_mask);
     size_t j = 0;
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
     if (kb <= 8)
@@ -204,9 +240,9 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
 #endif
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            count[p][tag[p * part + j] = tag_of(src[p * part + j], o)]++;
+            count[p][tag[p * part + j] = tag_of(src[p * part + j], o, &key, &classes)]++;
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o)]++;
+        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o, &key, &classes)]++;
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
     uint32_t sum = 0;
@@ -232,16 +268,17 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
      * first.  That slot may move on before the member comes (its bucket
      * fills a little more), but mostly stays on the same line; a prefetch
      * never faults, whatever the address. */
-    const uint64_t keep = ~(o->class_mask | o->key_mask);
+    bit_gather keep;
+    bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
     for (j = 0; j < ahead; j++)
         for (int p = 0; p < SORT_PARTS; p++) {
             __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
-            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], &keep);
         }
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], keep);
+            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], &keep);
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], keep);
+        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], &keep);
 }
