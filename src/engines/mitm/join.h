@@ -77,8 +77,9 @@ typedef struct nq_join_scratch {
 /* The inner loops the join can run.  Each is exact; they differ in speed. */
 enum nq_join_kernel {
     NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */
-    NQ_JOIN_KERNEL_AVX2,   /* x86-64 with AVX2 */
-    NQ_JOIN_KERNEL_AVX512, /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ, GFNI, BMI2 */
+    NQ_JOIN_KERNEL_AVX2,     /* x86-64 with AVX2 */
+    NQ_JOIN_KERNEL_AVX512BW, /* x86-64 with AVX-512 F, BW (and AVX2): Skylake on */
+    NQ_JOIN_KERNEL_AVX512,   /* x86-64 with AVX-512 F, BW, VBMI, VPOPCNTDQ, GFNI, BMI2 */
 };
 
 /* 1 when this build and this CPU can run kernel, else 0. */

@@ -78,6 +78,7 @@ nq_join_build_fn nq_join_build_avx2;
 nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;
 nq_join_queries_fn nq_join_queries_avx2;
+nq_join_queries_fn nq_join_queries_avx512bw;
 #endif
 
 /* The chunk layouts the engine uses (N = 16 .. 27, with and without the

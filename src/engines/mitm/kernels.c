@@ -73,16 +73,18 @@ static const nq_join_loops join_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
     [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable},
 #ifdef NQ_JOIN_X86
     [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_avx2, nq_join_queries_avx2},
+    [NQ_JOIN_KERNEL_AVX512BW] = {nq_join_build_avx2, nq_join_queries_avx512bw},
     [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
 #endif
 };
 
 /* The join kernel of each kernel level: the AVX-512 one needs VBMI,
- * VPOPCNTDQ and GFNI, which the plain AVX-512 level lacks. */
+ * VPOPCNTDQ and GFNI, which the plain AVX-512 level lacks; that level
+ * (Skylake, Cascade Lake) has its own query loop. */
 static const enum nq_join_kernel join_of_level[NQ_KERNEL_LEVELS] = {
     [NQ_KERNEL_PORTABLE] = NQ_JOIN_KERNEL_SCALAR,
     [NQ_KERNEL_AVX2] = NQ_JOIN_KERNEL_AVX2,
-    [NQ_KERNEL_AVX512] = NQ_JOIN_KERNEL_AVX2,
+    [NQ_KERNEL_AVX512] = NQ_JOIN_KERNEL_AVX512BW,
     [NQ_KERNEL_AVX512ICL] = NQ_JOIN_KERNEL_AVX512,
 };
 
@@ -93,6 +95,9 @@ int nq_join_kernel_supported(enum nq_join_kernel kernel)
         return 1;
     case NQ_JOIN_KERNEL_AVX2:
         return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX2);
+    case NQ_JOIN_KERNEL_AVX512BW:
+        /* the AVX-512 level includes AVX2, which the tables use */
+        return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX512);
     case NQ_JOIN_KERNEL_AVX512:
         return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX512ICL);
     default:
