@@ -34,13 +34,11 @@ static void transpose64(uint64_t a[64])
     }
 }
 
-/* The portable transpose: 64 members at a time, row j of each word the
- * members' bit j (rows past 64, and words past the block, empty). */
+/* The portable transpose of rows 0 .. rows - 1 (rows <= 64): 64 members
+ * at a time, row j of each word the members' bit j (words past the block
+ * empty). */
 static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
 {
-    const int kept = rows < 64 ? rows : 64;
-    for (int j = kept; j < rows; j++)
-        memset(js->occ[j], 0, sizeof js->occ[j]);
     for (int w = 0; w < NQ_JOIN_WORDS; w++) {
         const size_t at = (size_t)w * 64, n = at >= len ? 0 : len - at < 64 ? len - at : 64;
         uint64_t a[64] = {0};
@@ -48,7 +46,7 @@ static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len,
             memcpy(a, b + at, n * sizeof *a);
             transpose64(a);
         }
-        for (int j = 0; j < kept; j++)
+        for (int j = 0; j < rows; j++)
             js->occ[j][w] = a[j];
     }
 }
@@ -90,7 +88,7 @@ uint64_t nq_join_queries_portable(const nq_join_scratch *js, const uint64_t *q,
  * bit, so reuse that entry and remove the members having the extra bit. */
 void nq_join_build_portable(nq_join_scratch *js, const uint64_t *b, size_t len, int nch, int cbits)
 {
-    transpose_scalar(js, b, len, nch * cbits);
+    transpose_scalar(js, b, len, nq_join_transposed_rows(js, nch, cbits));
     uint64_t live[NQ_JOIN_WORDS];
     nq_join_live_members(len, live);
     for (int c = 0; c < nch; c++) {

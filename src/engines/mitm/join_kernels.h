@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engines/mitm/join.h"
 
@@ -60,6 +61,18 @@ static inline void nq_join_live_members(size_t len, uint64_t live[NQ_JOIN_WORDS]
         const size_t lo = (size_t)w * 64;
         live[w] = len >= lo + 64 ? ~UINT64_C(0) : len <= lo ? 0 : (UINT64_C(1) << (len - lo)) - 1;
     }
+}
+
+/* The rows of js->occ a block's transpose fills for nch chunks of cbits
+ * bits: at most 64, one per signature bit.  Chunks past the signature's
+ * 64 bits (6-bit chunks of 64 bits) read rows no member has, so those are
+ * cleared here. */
+static inline int nq_join_transposed_rows(nq_join_scratch *js, int nch, int cbits)
+{
+    const int rows = nch * cbits;
+    for (int j = 64; j < rows; j++)
+        memset(js->occ[j], 0, sizeof js->occ[j]);
+    return rows < 64 ? rows : 64;
 }
 
 /* A kernel's two loops. */

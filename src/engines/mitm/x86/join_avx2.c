@@ -145,17 +145,13 @@ NQ_TARGET_AVX2 static void subset_ands(__m256i (*out)[2], const uint64_t (*occ)[
     }
 }
 
-/* The block's tables: the transpose above over 64 rows at most (rows past
- * the signature's 64 bits stay empty), then each chunk's entries as the
+/* The block's tables: the transpose above, then each chunk's entries as the
  * products of its low four bits' 16 ANDs and its high bits' ones, as the
  * AVX-512 kernel makes them: no entry waits on the store of another. */
 NQ_TARGET_AVX2 void nq_join_build_avx2(nq_join_scratch *js, const uint64_t *b, size_t len, int nch,
                                        int cbits)
 {
-    const int rows = nch * cbits;
-    transpose(js, b, len, rows < 64 ? rows : 64);
-    for (int j = 64; j < rows; j++)
-        memset(js->occ[j], 0, sizeof js->occ[j]);
+    transpose(js, b, len, nq_join_transposed_rows(js, nch, cbits));
     uint64_t live[NQ_JOIN_WORDS] __attribute__((aligned(32)));
     nq_join_live_members(len, live);
     const __m256i ones = _mm256_set1_epi64x(-1);

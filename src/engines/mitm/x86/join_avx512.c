@@ -131,19 +131,15 @@ NQ_TARGET_AVX512 static void subset_ands(__m512i *out, const uint64_t (*occ)[NQ_
     }
 }
 
-/* The block's tables.  The transpose runs over 64 rows at most: chunks
- * past the signature's 64 bits (6-bit chunks of 64 bits) read rows no
- * member has, kept empty.  Each chunk's 2^c entries are the products of
+/* The block's tables: the transpose (nq_join_transposed_rows says which
+ * rows), then each chunk's 2^c entries as the products of
  * its low four bits' 16 ANDs and its high bits' ones, so every entry is
  * one AND of two values already made, and no entry waits on the store of
  * another. */
 NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
                                            int nch, int cbits)
 {
-    const int rows = nch * cbits;
-    transpose(js, b, len, rows < 64 ? rows : 64);
-    for (int j = 64; j < rows; j++)
-        memset(js->occ[j], 0, sizeof js->occ[j]);
+    transpose(js, b, len, nq_join_transposed_rows(js, nch, cbits));
     uint64_t live[NQ_JOIN_WORDS] __attribute__((aligned(64)));
     nq_join_live_members(len, live);
     const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
