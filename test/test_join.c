@@ -3,10 +3,10 @@
  * the bit-sliced count against the naive double loop, and the sort by
  * class and key with the sorted, weighted join against a double loop over
  * the unsorted lists, on random lists across the block edges, with every
- * join kernel and every kernel level's sort this machine runs.  (A whole engine's joins, each kernel
- * named by a job's tuning, are test_mitm.c's.)  The bit sampling that
- * picks the keys is checked on its own, each kernel level's copy against a
- * count written here.
+ * join kernel and every kernel level's sort this machine runs.  (A whole
+ * engine's joins, each kernel named by a job's tuning, are test_mitm.c's.)
+ * The bit sampling that picks the keys is checked on its own, each kernel
+ * level's copy against a count written here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
