@@ -88,6 +88,7 @@ nq_join_build_fn nq_join_build_portable;
 nq_join_queries_fn nq_join_queries_portable;
 #ifdef NQ_JOIN_X86
 nq_join_build_fn nq_join_build_avx2;
+nq_join_build_fn nq_join_build_avx512bw;
 nq_join_build_fn nq_join_build_avx512;
 nq_join_queries_fn nq_join_queries_avx512;
 nq_join_queries_fn nq_join_queries_avx2;

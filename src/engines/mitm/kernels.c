@@ -73,7 +73,7 @@ static const nq_join_loops join_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
     [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable},
 #ifdef NQ_JOIN_X86
     [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_avx2, nq_join_queries_avx2},
-    [NQ_JOIN_KERNEL_AVX512BW] = {nq_join_build_avx2, nq_join_queries_avx512bw},
+    [NQ_JOIN_KERNEL_AVX512BW] = {nq_join_build_avx512bw, nq_join_queries_avx512bw},
     [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
 #endif
 };
@@ -96,7 +96,6 @@ int nq_join_kernel_supported(enum nq_join_kernel kernel)
     case NQ_JOIN_KERNEL_AVX2:
         return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX2);
     case NQ_JOIN_KERNEL_AVX512BW:
-        /* the AVX-512 level includes AVX2, which the tables use */
         return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX512);
     case NQ_JOIN_KERNEL_AVX512:
         return join_loops[kernel].queries && nq_kernel_supported(NQ_KERNEL_AVX512ICL);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engines/mitm/join_kernels.h"
+#include "engines/mitm/x86/join_tables512.h"
 
 #define NQ_TARGET_AVX512 \
     __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,avx512vpopcntdq,bmi2")))
@@ -117,44 +118,13 @@ NQ_TARGET_AVX512 static void transpose(nq_join_scratch *js, const uint64_t *b, s
         store_rows(js, r, y[r]);
 }
 
-/* Every AND of the complements of occ rows 0 .. n - 1 with `first`:
- * out[v] = first & ~(the rows of the bits of v), doubling the list per
- * row. */
-NQ_TARGET_AVX512 static void subset_ands(__m512i *out, const uint64_t (*occ)[NQ_JOIN_WORDS], int n,
-                                         __m512i first)
-{
-    out[0] = first;
-    for (int i = 0; i < n; i++) {
-        const __m512i row = _mm512_load_si512((const void *)occ[i]);
-        for (int v = 0; v < 1 << i; v++)
-            out[v | 1 << i] = _mm512_andnot_si512(row, out[v]);
-    }
-}
-
 /* The block's tables: the transpose (nq_join_transposed_rows says which
- * rows), then each chunk's 2^c entries as the products of
- * its low four bits' 16 ANDs and its high bits' ones, so every entry is
- * one AND of two values already made, and no entry waits on the store of
- * another. */
+ * rows), then the entries (x86/join_tables512.h). */
 NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *b, size_t len,
                                            int nch, int cbits)
 {
     transpose(js, b, len, nq_join_transposed_rows(js, nch, cbits));
-    uint64_t live[NQ_JOIN_WORDS] __attribute__((aligned(64)));
-    nq_join_live_members(len, live);
-    const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
-    for (int c = 0; c < nch; c++) {
-        __m512i low[16], high[16];
-        subset_ands(low, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits], low_bits,
-                    _mm512_load_si512((const void *)live));
-        subset_ands(high, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits + low_bits],
-                    high_bits, _mm512_set1_epi64(-1));
-        uint64_t(*t)[NQ_JOIN_WORDS] = js->table[c];
-        for (int hv = 0; hv < 1 << high_bits; hv++)
-            for (int lv = 0; lv < 1 << low_bits; lv++)
-                _mm512_store_si512((void *)t[hv << low_bits | lv],
-                                   _mm512_and_si512(low[lv], high[hv]));
-    }
+    nq_join_tables512(js, len, nch, cbits);
 }
 
 /* The pdep mask that spreads n <= 4 chunks of cbits <= 10 bits each to
