@@ -164,11 +164,10 @@ static uint32_t run_mask(nq_join_scratch *js, const block_keys *bk, uint64_t mee
          * consecutive keys in meets is one range of members: one set_range
          * per run, not per key. */
         for (uint64_t left = meets; left;) {
-            const int i = __builtin_ctzll(left);
-            const uint64_t from_i = left >> i;
-            const int len = ~from_i ? __builtin_ctzll(~from_i) : 64 - i; /* keys i .. i+len-1 */
+            int i;
+            const int len = nq_lowest_bit_run(left, &i); /* keys i .. i + len - 1 */
             set_range(m, bk->lo[i], bk->hi[i + len - 1]);
-            left = i + len >= 64 ? 0 : left & ~((UINT64_C(1) << (i + len)) - 1);
+            left = nq_bits_from(left, i + len);
         }
         *masked = meets;
     }

@@ -23,6 +23,25 @@
 #define NQ_JOIN_MAX_BITS 64
 #define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN)
 
+/* The lowest run of consecutive set bits of x (x != 0): returns its
+ * length and sets *from to its lowest bit.  The run ends at the lowest
+ * clear bit of x >> *from, which the complement finds (all 64 bits set
+ * is the one run with none).  The join's member masks (join.c) and the
+ * sort's bit gathering without pext (join_sort.c) go run by run. */
+static inline int nq_lowest_bit_run(uint64_t x, int *from)
+{
+    const int i = __builtin_ctzll(x);
+    const uint64_t up = x >> i;
+    *from = i;
+    return ~up ? __builtin_ctzll(~up) : 64 - i;
+}
+
+/* x without its bits below `end` (0 <= end <= 64): a run taken off. */
+static inline uint64_t nq_bits_from(uint64_t x, int end)
+{
+    return end >= 64 ? 0 : x & ~((UINT64_C(1) << end) - 1);
+}
+
 /*
  * Sorted lists (below) are sorted by class and key: a member's class is how
  * many of two "class bits" it has (0, 1 or 2; the engine's two main

@@ -123,14 +123,13 @@ static void bit_gather_init(bit_gather *g, uint64_t mask)
     g->runs = 0;
     int to = 0;
     for (uint64_t left = mask; left;) {
-        const int from = __builtin_ctzll(left);
-        const uint64_t up = left >> from;
-        const int len = ~up ? __builtin_ctzll(~up) : 64 - from; /* the run's length */
+        int from;
+        const int len = nq_lowest_bit_run(left, &from);
         g->from[g->runs] = (uint8_t)from;
         g->to[g->runs] = (uint8_t)to;
         g->bits[g->runs++] = len == 64 ? ~UINT64_C(0) : (UINT64_C(1) << len) - 1;
         to += len;
-        left = from + len >= 64 ? 0 : left & ~((UINT64_C(1) << (from + len)) - 1);
+        left = nq_bits_from(left, from + len);
     }
 #endif
 }
