@@ -63,6 +63,20 @@ static inline void nq_join_live_members(size_t len, uint64_t live[NQ_JOIN_WORDS]
     }
 }
 
+/* Members first .. first + size - 1 of b[0 .. len) (first < len), for a
+ * transpose that loads `size` members at a time: b + first itself, or,
+ * where fewer remain, their copy in pad[0 .. size) zero-filled past the
+ * last, so that no load reads past b[len). */
+static inline const uint64_t *nq_join_group(const uint64_t *b, size_t len, size_t first,
+                                            size_t size, uint64_t *pad)
+{
+    if (len - first >= size)
+        return b + first;
+    memset(pad, 0, size * sizeof *pad);
+    memcpy(pad, b + first, (len - first) * sizeof *pad);
+    return pad;
+}
+
 /* The rows of js->occ a block's transpose fills for nch chunks of cbits
  * bits: at most 64, one per signature bit.  Chunks past the signature's
  * 64 bits (6-bit chunks of 64 bits) read rows no member has, so those are

@@ -12,9 +12,9 @@
  * CPU first.
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "engines/mitm/join_kernels.h"
+#include "engines/mitm/x86/join_byte_planes.h"
 
 #define NQ_TARGET_AVX2 __attribute__((target("avx2")))
 
@@ -68,58 +68,18 @@ NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const ui
     NQ_JOIN_SPECIALIZE(block_queries);
 }
 
-/* Byte p of each 32-member group, p = 0 .. 7: x[r] holds members 2r, 2r + 1
- * in its low lane and 16 + 2r, 16 + 2r + 1 in its high one, each lane's
- * bytes shuffled so that 16-bit element p is byte p of its two members; an
- * 8 x 8 transpose of 16-bit elements (unpacks by 16, 32 and 64 bits) then
- * leaves in register p, byte i, byte p of member i. */
-NQ_TARGET_AVX2 static void byte_planes(const uint64_t *m, __m256i t[8])
-{
-    const __m256i pair_bytes = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
-                                                15, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14,
-                                                7, 15);
-    __m256i x[8], a[8], b[8];
-    for (int r = 0; r < 8; r++) {
-        const __m128i lo = _mm_loadu_si128((const __m128i *)(m + 2 * r));
-        const __m128i hi = _mm_loadu_si128((const __m128i *)(m + 16 + 2 * r));
-        x[r] = _mm256_shuffle_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1),
-                                   pair_bytes);
-    }
-    /* a[2i], a[2i + 1]: elements 0..3 and 4..7 of x[2i], x[2i + 1] interleaved */
-    for (int i = 0; i < 4; i++) {
-        a[2 * i] = _mm256_unpacklo_epi16(x[2 * i], x[2 * i + 1]);
-        a[2 * i + 1] = _mm256_unpackhi_epi16(x[2 * i], x[2 * i + 1]);
-    }
-    /* b[4h + k]: elements 2k, 2k + 1 of x[4h .. 4h + 3] */
-    for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 2; k++) {
-            b[4 * h + 2 * k] = _mm256_unpacklo_epi32(a[4 * h + k], a[4 * h + 2 + k]);
-            b[4 * h + 2 * k + 1] = _mm256_unpackhi_epi32(a[4 * h + k], a[4 * h + 2 + k]);
-        }
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm256_unpacklo_epi64(b[k], b[4 + k]);
-        t[2 * k + 1] = _mm256_unpackhi_epi64(b[k], b[4 + k]);
-    }
-}
-
 /* Fills js->occ rows 0 .. rows - 1 (rows <= 64) from b[0 .. len): for each
  * group of 32 members, row 8p + k's 32 bits are the top bits of byte plane
  * p's bytes (vpmovmskb) once shifted left by 7 - k: that brings each byte's
  * bit k to its top, and the bits the 64-bit shift carries in from the byte
  * below land in its low bits only.  A last group of fewer than 32 members
- * is read from a zeroed copy, so nothing past b[len) is read. */
+ * is read from a zeroed copy (nq_join_group). */
 NQ_TARGET_AVX2 static void transpose(nq_join_scratch *js, const uint64_t *b, size_t len, int rows)
 {
     uint64_t pad[32];
     for (size_t g = 0; 32 * g < len; g++) {
-        const uint64_t *m = b + 32 * g;
-        if (len - 32 * g < 32) {
-            memset(pad, 0, sizeof pad);
-            memcpy(pad, m, (len - 32 * g) * sizeof *m);
-            m = pad;
-        }
         __m256i t[8];
-        byte_planes(m, t);
+        nq_join_byte_planes32(nq_join_group(b, len, 32 * g, 32, pad), t);
         for (int row = 0; row < rows; row++) {
             const __m256i bits = _mm256_slli_epi64(t[row >> 3], 7 - (row & 7));
             /* member i is bit i of the row's 32-bit piece g (little-endian words) */

@@ -16,9 +16,9 @@
  * the CPU first.
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "engines/mitm/join_kernels.h"
+#include "engines/mitm/x86/join_byte_planes.h"
 #include "engines/mitm/x86/join_tables512.h"
 
 #define NQ_TARGET_AVX512BW __attribute__((target("avx512f,avx512bw")))
@@ -65,56 +65,30 @@ NQ_TARGET_AVX512BW uint64_t nq_join_queries_avx512bw(const nq_join_scratch *js, 
 }
 
 /* Byte p of 64 members m[0 .. 64), p = 0 .. 7, into t[p] (byte i: member
- * i's): x[r]'s 128-bit lane L holds members 16L + 2r and 16L + 2r + 1,
- * each lane's bytes shuffled so that 16-bit element p is byte p of its two
- * members; an 8 x 8 transpose of 16-bit elements (unpacks by 16, 32 and 64
- * bits, each within lanes) then leaves byte p of member 16L + i at byte i
- * of lane L of t[p]. */
+ * i's): the byte planes of members 0 .. 31 in the low half, of 32 .. 63 in
+ * the high. */
 NQ_TARGET_AVX512BW static void byte_planes(const uint64_t *m, __m512i t[8])
 {
-    const __m512i pair_bytes = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
-    __m512i x[8], a[8], b[8];
-    for (int r = 0; r < 8; r++) {
-        __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(m + 2 * r)));
-        v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(m + 16 + 2 * r)), 1);
-        v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(m + 32 + 2 * r)), 2);
-        v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(m + 48 + 2 * r)), 3);
-        x[r] = _mm512_shuffle_epi8(v, pair_bytes);
-    }
-    for (int i = 0; i < 4; i++) {
-        a[2 * i] = _mm512_unpacklo_epi16(x[2 * i], x[2 * i + 1]);
-        a[2 * i + 1] = _mm512_unpackhi_epi16(x[2 * i], x[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 2; k++) {
-            b[4 * h + 2 * k] = _mm512_unpacklo_epi32(a[4 * h + k], a[4 * h + 2 + k]);
-            b[4 * h + 2 * k + 1] = _mm512_unpackhi_epi32(a[4 * h + k], a[4 * h + 2 + k]);
-        }
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm512_unpacklo_epi64(b[k], b[4 + k]);
-        t[2 * k + 1] = _mm512_unpackhi_epi64(b[k], b[4 + k]);
-    }
+    __m256i lo[8], hi[8];
+    nq_join_byte_planes32(m, lo);
+    nq_join_byte_planes32(m + 32, hi);
+    for (int p = 0; p < 8; p++)
+        t[p] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[p]), hi[p], 1);
 }
 
 /* Fills js->occ rows 0 .. rows - 1 (rows <= 64) from b[0 .. len): word w
  * of row 8p + k is the top bits of byte plane p of members 64w .. once
  * shifted left by 7 - k (each byte's bit k to its top; what the 64-bit
  * shift carries in from the byte below lands in its low bits only).  A
- * last group of fewer than 64 members is read from a zeroed copy. */
+ * last group of fewer than 64 members is read from a zeroed copy
+ * (nq_join_group). */
 NQ_TARGET_AVX512BW static void transpose(nq_join_scratch *js, const uint64_t *b, size_t len,
                                          int rows)
 {
     uint64_t pad[64];
     for (size_t w = 0; 64 * w < len; w++) {
-        const uint64_t *m = b + 64 * w;
-        if (len - 64 * w < 64) {
-            memset(pad, 0, sizeof pad);
-            memcpy(pad, m, (len - 64 * w) * sizeof *m);
-            m = pad;
-        }
         __m512i t[8];
-        byte_planes(m, t);
+        byte_planes(nq_join_group(b, len, 64 * w, 64, pad), t);
         for (int row = 0; row < rows; row++)
             js->occ[row][w] = (uint64_t)_mm512_movepi8_mask(
                 _mm512_slli_epi64(t[row >> 3], (unsigned)(7 - (row & 7))));
