@@ -4,8 +4,8 @@
  * transposed 32 members at a time by byte shuffles and vpmovmskb, one
  * instruction per row and 32 members instead of a test per bit and member
  * (the portable transpose took a third of an N = 20 count on this level).
- * This kernel also serves AVX-512 CPUs without VBMI and GFNI (Skylake and
- * Cascade Lake), where the AVX-512 kernel cannot run.
+ * The byte planes it starts from (x86/join_byte_planes.h, with
+ * NQ_TARGET_AVX2) serve the AVX-512 F/BW kernel too.
  *
  * Every function carries the target attribute rather than the file being
  * built with -m flags, so nothing here runs unless join.c has checked the
@@ -15,8 +15,6 @@
 
 #include "engines/mitm/join_kernels.h"
 #include "engines/mitm/x86/join_byte_planes.h"
-
-#define NQ_TARGET_AVX2 __attribute__((target("avx2")))
 
 /* Hot loop.  AVX2 has no vector popcount: count each byte's bits by looking
  * up both nibbles (vpshufb), add the two 256-bit halves, and sum the byte

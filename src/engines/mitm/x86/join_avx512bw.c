@@ -5,9 +5,9 @@
  * kernel, so a query costs one load and AND per chunk; with no vector
  * popcount, the bits are counted by looking up both nibbles of each byte
  * (vpshufb), as the AVX2 kernel does on two registers.  The block is
- * transposed as the AVX2 kernel does it (x86/join_avx2.c), 64 members at a
- * time: byte shuffles and unpacks put byte p of the 64 members in one
- * register, and vpmovb2m takes each of its eight rows, a whole 64-bit
+ * transposed 64 members at a time: the AVX2 kernel's byte planes
+ * (x86/join_byte_planes.h) of two halves put byte p of the 64 members in
+ * one register, and vpmovb2m takes each of its eight rows, a whole 64-bit
  * word, in one instruction; the tables are the AVX-512 kernel's
  * (x86/join_tables512.h).
  *

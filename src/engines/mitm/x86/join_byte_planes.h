@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#define NQ_TARGET_AVX2_PLANES __attribute__((target("avx2")))
+#define NQ_TARGET_AVX2 __attribute__((target("avx2")))
 
 /* Byte p of the 32 members m[0 .. 32) into t[p], p = 0 .. 7 (byte i:
  * member i's).  x[r] holds members 2r, 2r + 1
@@ -20,7 +20,7 @@
  * bytes shuffled so that 16-bit element p is byte p of its two members; an
  * 8 x 8 transpose of 16-bit elements (unpacks by 16, 32 and 64 bits) then
  * leaves in register p, byte i, byte p of member i. */
-NQ_TARGET_AVX2_PLANES static inline __attribute__((always_inline)) void
+NQ_TARGET_AVX2 static inline __attribute__((always_inline)) void
 nq_join_byte_planes32(const uint64_t *m, __m256i t[8])
 {
     const __m256i pair_bytes = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
