@@ -11,7 +11,6 @@
  * CPU first.
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "engines/mitm/join_kernels.h"
 #include "engines/mitm/x86/join_tables512.h"
