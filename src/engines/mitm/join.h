@@ -68,6 +68,15 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
  * with a counter per tag: a key and two class bits. */
 #define NQ_JOIN_SORT_PARTS 4
 #define NQ_JOIN_SORT_TAGS (4 * NQ_JOIN_KEYS_MAX)
+/* One part's row of counters: a cache line longer than the tags need, so
+ * that the parts' counters of one tag do not lie a multiple of 4 KiB
+ * apart.  They would then share their low 12 address bits, which is all
+ * the CPU compares when it checks a load against the stores before it:
+ * each part's counter update would wait on the previous part's (the
+ * four parts count the same few tags most of the time), and all four
+ * would sit in one cache set (docs/performance.md, "Figures the code's
+ * choices rest on"). */
+#define NQ_JOIN_SORT_ROW (NQ_JOIN_SORT_TAGS + 16)
 
 /* A run of the query list joined with one block: members begin .. end - 1,
  * the weight of their pairs, and the block members they may meet (an
@@ -90,7 +99,7 @@ typedef struct nq_join_scratch {
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
     /* The sort's counters (nq_join_sort), here rather than on a thread's
      * stack: 256 KiB with the widest keys. */
-    uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_TAGS];
+    uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_ROW];
 } nq_join_scratch;
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */

@@ -160,7 +160,6 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
  * (class << key_bits | key) is one tag, or two for class 1 (either class
  * bit).  Tags live apart from the signatures so that the first pass only
  * reads the list (a quarter of the bytes written back). */
-#define TAG_VALUES NQ_JOIN_SORT_TAGS
 _Static_assert(NQ_JOIN_KEY_BITS_MAX + 2 <= 16, "a tag, key and class bits, fits 16 bits");
 
 static inline uint16_t tag_of(uint64_t v, const nq_join_order *o, const bit_gather *key,
@@ -187,7 +186,7 @@ static uint64_t shuffle_control(const uint8_t *pos, int n)
  * a 64-bit mask, and a second one their class bits; the tags are counted
  * four parts interleaved.  Returns 8k. */
 static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order *o, uint16_t *tag,
-                          uint32_t count[SORT_PARTS][TAG_VALUES])
+                          uint32_t count[SORT_PARTS][NQ_JOIN_SORT_ROW])
 {
     uint8_t class_pos[2] = {63, 63}, nclass = 0;
     for (uint64_t m = o->class_mask; m; m &= m - 1) /* m & (m - 1): the next set bit */
@@ -226,7 +225,7 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
-    uint32_t(*count)[TAG_VALUES] = js->sort_count;
+    uint32_t(*count)[NQ_JOIN_SORT_ROW] = js->sort_count;
     for (int p = 0; p < SORT_PARTS; p++)
         memset(count[p], 0, 4 * keys * sizeof count[p][0]);
     bit_gather key, classes;
