@@ -6,6 +6,8 @@
  * AVX-512 copy runs the filter of x86/half_avx512.h (chosen in
  * half_kernels.h) inlined whole.
  */
+#include <stdint.h>
+
 #include "engines/mitm/kernels.h"
 #include "engines/mitm/mitm_plan.h"
 
@@ -29,17 +31,31 @@ static size_t filter_group(const nq_quarter_frame *f, const uint64_t *g, uint32_
 #endif
 }
 
+/* Bytes of the store asked for ahead of the group being filtered. */
+#define FILL_AHEAD 512
+
 /* The slice from the store: every column set of popcount(rows) columns, in
- * increasing order, its group filtered. */
+ * increasing order, its group filtered.  Those groups lie one after the
+ * other in the store, so the walk reads one stretch front to back; the
+ * hardware's prefetchers left most of its lines to come from memory as
+ * the filter reached them (a short group at a time), so the walk asks
+ * for the lines up to FILL_AHEAD bytes past each group first. */
 void NQ_KERNEL_FN(nq_quarter_slice_fill_store)(nq_quarter_slice *s, const nq_quarter_store *qs,
                                                int h, uint32_t rows, const nq_quarter_frame *f)
 {
     const int k = __builtin_popcount(rows);
     const uint32_t last = nq_last_same_popcount(k, h);
     size_t at = 0;
+    uintptr_t asked = 0; /* the store's lines below this address were asked for */
     for (uint32_t cols = (UINT32_C(1) << k) - 1;; cols = nq_next_same_popcount(cols)) {
         const uint64_t *g;
         const uint32_t len = nq_quarter_group(qs, rows, cols, &g);
+        if (!asked)
+            asked = (uintptr_t)g;
+        /* Addresses as integers: past the store's end they are no pointers,
+         * and a prefetch there never faults. */
+        for (const uintptr_t until = (uintptr_t)(g + len) + FILL_AHEAD; asked < until; asked += 64)
+            __builtin_prefetch((const void *)asked);
         const size_t kept = filter_group(f, g, len, s->cw + at, s->sig + at);
         s->first[cols] = (uint32_t)at;
         s->size[cols] = (uint32_t)kept;
