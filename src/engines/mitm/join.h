@@ -77,6 +77,8 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
  * would sit in one cache set (docs/performance.md, "Figures the code's
  * choices rest on"). */
 #define NQ_JOIN_SORT_ROW (NQ_JOIN_SORT_TAGS + 16)
+_Static_assert(NQ_JOIN_SORT_ROW * sizeof(uint32_t) % 4096 != 0,
+               "the parts' counter rows must not be a multiple of 4 KiB long");
 
 /* A run of the query list joined with one block: members begin .. end - 1,
  * the weight of their pairs, and the block members they may meet (an

@@ -161,8 +161,6 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
  * bit).  Tags live apart from the signatures so that the first pass only
  * reads the list (a quarter of the bytes written back). */
 _Static_assert(NQ_JOIN_KEY_BITS_MAX + 2 <= 16, "a tag, key and class bits, fits 16 bits");
-_Static_assert(NQ_JOIN_SORT_ROW * sizeof(uint32_t) % 4096 != 0,
-               "the parts' counter rows must not be a multiple of 4 KiB long (join.h)");
 
 static inline uint16_t tag_of(uint64_t v, const nq_join_order *o, const bit_gather *key,
                               const bit_gather *classes)
