@@ -38,6 +38,15 @@
 #define NQ_COORD_NAP_NS 5000000L
 /* Rank 0's nap alone in the job, where nobody waits for an answer. */
 #define NQ_COORD_ALONE_NAP_NS 50000000L
+/* A rank learns its pace (the seconds between chunks finished) from its
+ * first chunks, and asks for a few spares until it knows it (worker.c):
+ * its first NQ_COORD_QUICK_ANSWERS REQUESTs are answered quickly (short
+ * naps, coord_nap), or it would run dry waiting for each.  For at most
+ * NQ_COORD_QUICK_START_S after the run's start: every rank asks as soon as
+ * it knows it planned rank 0's job, so one not heard by then is slow to
+ * start, and rank 0's threads get their core back. */
+#define NQ_COORD_QUICK_ANSWERS 3
+#define NQ_COORD_QUICK_START_S 1.0
 
 /* Rank 0's side of the conversation with one other rank. */
 typedef struct outbox {
@@ -46,6 +55,7 @@ typedef struct outbox {
     uint64_t cap;
     int asked;               /* its REQUEST is unanswered... */
     uint64_t wants;          /* ...and asks for this many chunks */
+    int answers;             /* ASSIGNs it has had, up to NQ_COORD_QUICK_ANSWERS */
 } outbox;
 
 /* Rank 0's state while the run lasts. */
@@ -83,6 +93,10 @@ typedef struct coord {
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
     unsigned wakes;
+    int unserved;            /* other ranks still learning their pace... */
+    double quick_until;      /* ...are answered quickly until nq_now() is this */
+    atomic_int starving;     /* rank 0's threads waiting for a chunk */
+    long quick_ns;           /* the nap while answers are urgent (coord_nap) */
     /* For the trace: the main loop's turns and the messages by tag. */
     unsigned long long polls, messages[NQ_MPI_TAG_HEARTBEAT + 1];
     unsigned long long counted, repeats; /* counts received; of chunks already counted */
@@ -111,10 +125,24 @@ static unsigned coord_wakes(coord *c)
 
 /* The main thread's nap after a poll: NQ_COORD_NAP_NS, or
  * NQ_COORD_ALONE_NAP_NS when no other rank is in the job; cut short by
- * coord_wake() since `seen` was read. */
-static void coord_nap(coord *c, unsigned seen)
+ * coord_wake() since `seen` was read.  While an answer is `urgent`, the
+ * nap is nq_mpi_nap's, short and growing while nothing comes (`busy`: the
+ * poll took a message): while a rank learns its pace (it holds few
+ * spares), and while a core of rank 0 is idle anyway: a thread found no
+ * chunk (the others hold the last ones, and their counts end its wait),
+ * or every thread is done and the job's end waits for the others' last
+ * counts and goodbyes. */
+static void coord_nap(coord *c, unsigned seen, int urgent, int busy)
 {
-    const long nap = c->cfg->ranks > 1 ? NQ_COORD_NAP_NS : NQ_COORD_ALONE_NAP_NS;
+    long nap = c->cfg->ranks > 1 ? NQ_COORD_NAP_NS : NQ_COORD_ALONE_NAP_NS;
+    if (urgent) {
+        if (busy)
+            c->quick_ns = NQ_MPI_NAP_MIN_NS;
+        nap = c->quick_ns;
+        c->quick_ns = nap * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : nap * 2;
+    } else {
+        c->quick_ns = NQ_MPI_NAP_MIN_NS;
+    }
     nq_mpi_nap_unless_woken(&c->wake_lock, &c->wake, &c->wakes, seen, nap);
 }
 
@@ -203,8 +231,11 @@ static int coord_take(void *user, uint64_t *chunk)
     double since = 0;
     int got = 1;
     while (!recheck_take(c, own_solver(c), chunk) && !nq_ledger_take(c->ledger, chunk)) {
-        if (since == 0)
+        if (since == 0) {
             since = nq_now();
+            atomic_fetch_add(&c->starving, 1);
+            coord_wake(c); /* its naps shorten while we wait (coord_nap) */
+        }
         if (atomic_load(&c->team_stop) || atomic_load(c->stop) ||
             nq_ledger_complete(c->ledger)) {
             coord_wake(c); /* the team is about to finish */
@@ -214,6 +245,7 @@ static int coord_take(void *user, uint64_t *chunk)
         nq_mpi_nap(&nap_ns, 0);
     }
     if (since > 0) {
+        atomic_fetch_sub(&c->starving, 1);
         atomic_fetch_add(&c->waits, 1);
         atomic_fetch_add(&c->waited_us, (long long)((nq_now() - since) * 1e6));
     }
@@ -276,6 +308,8 @@ static void answer(coord *c, int r)
         return;
     MPI_Isend(o->assign, (int)k, MPI_UINT64_T, r, NQ_MPI_TAG_ASSIGN, MPI_COMM_WORLD,
               &o->assign_req);
+    if (o->answers < NQ_COORD_QUICK_ANSWERS && ++o->answers == NQ_COORD_QUICK_ANSWERS)
+        c->unserved--;
     o->asked = 0;
     c->waiting--;
 }
@@ -390,15 +424,15 @@ static void heard(coord *c, int src)
                was_silent);
 }
 
-/* Handles every message waiting. */
-static void serve(coord *c)
+/* Handles every message waiting.  Returns 1 if there was one. */
+static int serve(coord *c)
 {
-    for (;;) {
+    for (int took = 0;; took = 1) {
         int flag = 0, words = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
         if (!flag)
-            return;
+            return took;
         if (st.MPI_TAG >= 0 && st.MPI_TAG <= NQ_MPI_TAG_HEARTBEAT)
             c->messages[st.MPI_TAG]++;
         heard(c, st.MPI_SOURCE);
@@ -479,7 +513,7 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
         c->polls++;
         const unsigned seen = coord_wakes(c);
         watch_ranks(c);
-        serve(c);
+        const int busy = serve(c);
         if (team_started && atomic_load(&team->error))
             fail(c, atomic_load(&team->error), 0);
         if (atomic_load(&c->verify_failed))
@@ -499,7 +533,10 @@ static void serve_until_done(coord *c, nq_mpi_team *team, int team_started, int 
             *abandoned = 1;
             return;
         }
-        coord_nap(c, seen);
+        const int idle_core = !team_started || nq_mpi_team_finished(team) ||
+                              atomic_load(&c->starving) > 0;
+        const int starting = c->unserved > 0 && nq_now() < c->quick_until;
+        coord_nap(c, seen, idle_core || starting, busy);
     }
 }
 
@@ -551,11 +588,15 @@ static coord *coord_create(const nq_mpi_coord_config *cfg)
     atomic_init(&c->others_gone, 0);
     atomic_init(&c->verify_failed, 0);
     atomic_init(&c->waits, 0);
+    atomic_init(&c->starving, 0);
     atomic_init(&c->waited_us, 0);
     pthread_mutex_init(&c->recheck_lock, NULL);
     pthread_mutex_init(&c->wake_lock, NULL);
     pthread_cond_init(&c->wake, NULL);
     c->solvers = cfg->ranks > 1 ? cfg->ranks : cfg->threads;
+    c->unserved = cfg->ranks - 1;
+    c->quick_until = now + NQ_COORD_QUICK_START_S;
+    c->quick_ns = NQ_MPI_NAP_MIN_NS;
     if (cfg->verify > 0 && verify_create(c) < 0) {
         coord_free(c, 0);
         return NULL;

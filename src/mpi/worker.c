@@ -86,6 +86,7 @@ typedef struct worker {
     uint64_t *queue;          /* ring of assigned chunks */
     size_t cap, head, len;
     size_t in_hand;           /* chunks taken by threads, not yet done */
+    int starving;             /* threads waiting for a chunk */
     int end;                  /* rank 0 has no more chunks for us */
     atomic_int stop;          /* cancel or STOP: threads quit after their unit */
     uint64_t *results;        /* finished chunks waiting to be sent */
@@ -94,6 +95,8 @@ typedef struct worker {
     double beat;              /* heartbeat interval, seconds */
     double last_sent;         /* nq_now() when rank 0 was last sent anything */
     double asked_at;          /* nq_now() when the last REQUEST went out */
+    int answered;             /* an ASSIGN has come */
+    long quick_ns;            /* the nap while an answer is urgent (nap_or_wake) */
     MPI_Request beat_req;     /* the heartbeat in flight, if any */
     MPI_Request result_req;   /* the RESULT in flight (from the outbox), if any */
     /* For the trace: the main loop's turns and what it sent; the times a
@@ -168,8 +171,11 @@ static int worker_take(void *user, uint64_t *chunk)
         /* Starved (the spares did not cover the wait for rank 0's answer),
          * or at the end, until rank 0 says so: counted for the trace. */
         const double since = nq_now();
+        w->starving++;
+        wake_main(w); /* its naps shorten while we wait (nap_or_wake) */
         while (!atomic_load(&w->stop) && w->len == 0 && !w->end)
             pthread_cond_wait(&w->changed, &w->lock);
+        w->starving--;
         w->starved++;
         w->starved_s += nq_now() - since;
     }
@@ -226,14 +232,23 @@ static unsigned events(worker *w)
 
 /* Sleeps until a compute thread wakes the main thread (wake_if_due() or
  * team_finished(); not at all when one did since the poll began, when
- * `seen` was read) or for at most: while a REQUEST is unanswered, until
- * NQ_WORKER_ASK_FIRST_S after it went out (`asked_at`), and
- * NQ_WORKER_ASK_NAP_NS once that is past, so the answer is taken soon;
- * else NQ_WORKER_IDLE_NAP_S. */
+ * `seen` was read) or for at most: while a REQUEST is unanswered and the
+ * answer is urgent, nq_mpi_nap's short and growing nap (the first answer,
+ * before which the threads have nothing to do and which rank 0 gives
+ * quickly; or one that a thread waits for, its core idle anyway); while
+ * another is, until NQ_WORKER_ASK_FIRST_S after it went out (`asked_at`),
+ * and NQ_WORKER_ASK_NAP_NS once that is past, so the answer is taken
+ * soon; else NQ_WORKER_IDLE_NAP_S. */
 static void nap_or_wake(worker *w, unsigned seen, int asking, double asked_at)
 {
     long nap = (long)(NQ_WORKER_IDLE_NAP_S * 1e9);
-    if (asking) {
+    pthread_mutex_lock(&w->lock);
+    const int starving = w->starving > 0;
+    pthread_mutex_unlock(&w->lock);
+    if (asking && (!w->answered || starving)) {
+        nap = w->quick_ns;
+        w->quick_ns = nap * 2 > NQ_MPI_NAP_MAX_NS ? NQ_MPI_NAP_MAX_NS : nap * 2;
+    } else if (asking) {
         const double first = asked_at + NQ_WORKER_ASK_FIRST_S - nq_now();
         nap = first * 1e9 > NQ_WORKER_ASK_NAP_NS ? (long)(first * 1e9) : NQ_WORKER_ASK_NAP_NS;
     }
@@ -375,6 +390,8 @@ static int receive_chunks(worker *w, const uint64_t *assign, MPI_Request *pendin
     if (k == 0)
         w->end = 1;
     w->asking = 0;
+    w->answered = 1;
+    w->quick_ns = NQ_MPI_NAP_MIN_NS;
     pthread_cond_broadcast(&w->changed);
     pthread_mutex_unlock(&w->lock);
     return 1;
@@ -417,6 +434,7 @@ int nq_mpi_work(nq_job *job, uint64_t chunk_units, int threads, double rank_time
     w.beat_req = MPI_REQUEST_NULL;
     w.result_req = MPI_REQUEST_NULL;
     w.threads = threads;
+    w.quick_ns = NQ_MPI_NAP_MIN_NS;
     /* One chunk per thread and up to NQ_WORKER_MAX_SPARE spares each, in
      * what one ASSIGN may carry. */
     w.cap = (size_t)threads * (1 + NQ_WORKER_MAX_SPARE);
