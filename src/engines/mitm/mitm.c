@@ -109,8 +109,11 @@ typedef struct unit_join {
     int west_first_kept;
     half_iter west_rest;
     int keyed;               /* sorted by key bits too (long lists only) */
-    int ordered;             /* order chosen (at the first join) */
-    nq_join_order order;     /* how both sides are sorted for every join */
+    int ordered;             /* *order chosen (at the first join) */
+    /* How both sides are sorted for every join: not a member, so that
+     * setting up a unit does not clear its 32 KiB of key table, which on
+     * the small boards took longer than many a unit's pairs. */
+    nq_join_order *order;
     uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
     uint64_t pairs;
 } unit_join;
@@ -149,10 +152,10 @@ static void choose_order(unit_join *u)
     uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
     if (u->keyed)
         nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
-    u->order.class_mask = main_diagonal_bits(p);
+    u->order->class_mask = main_diagonal_bits(p);
     nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
                      !u->keyed ? 0 : p->key_bits ? p->key_bits : key_width(u->nw, u->ne),
-                     &u->order);
+                     u->order);
     u->ordered = 1;
 }
 
@@ -160,7 +163,7 @@ static void choose_order(unit_join *u)
  * the sort cuts out (join.h). */
 static int sorted_bits(const unit_join *u)
 {
-    return u->p->sig_bits - __builtin_popcountll(u->order.class_mask | u->order.key_mask);
+    return u->p->sig_bits - __builtin_popcountll(u->order->class_mask | u->order->key_mask);
 }
 
 /* Joins the gathered east halves with every west half and empties them.
@@ -188,15 +191,15 @@ static void flush_east(unit_join *u)
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->split, west);
+            nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->split, west);
         }
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->west, east);
+        nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->west, east);
         u->pairs +=
             nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
     } else {
         if (!u->ordered)
             choose_order(u);
-        nq_join_sort(s->east, u->ne, &u->order, s->tag, s->js, s->split, east);
+        nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->split, east);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
         if (!u->west_first_kept)
@@ -204,7 +207,7 @@ static void flush_east(unit_join *u)
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
-            nq_join_sort(s->west, u->nw, &u->order, s->tag, s->js, s->east, west);
+            nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
             u->pairs +=
                 nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
         }
@@ -255,7 +258,8 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     const int n = p->n, h = p->h, mid = n / 2;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     const mitm_scratch s = nq_mitm_carve_scratch(p, scratch);
-    unit_join u = {.p = p, .s = &s};
+    nq_join_order order; /* set by the first join (choose_order) */
+    unit_join u = {.p = p, .s = &s, .order = &order};
     uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
     if (n & 1) {
         /* The middle column's queen (the centre queen when b = 0). */
