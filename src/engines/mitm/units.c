@@ -100,6 +100,47 @@ static uint64_t group_size(const group_sizes *g, uint32_t rows, uint32_t cols)
     return g->table ? g->table[key] : g->qs->start[key + 1] - g->qs->start[key];
 }
 
+/* Binomial coefficients C(i, j) for i <= 2h, j <= h: the colex ranks of
+ * row sets. */
+typedef struct binomials {
+    uint64_t c[NQ_MITM_MAX_N + 1][NQ_MITM_MAX_N / 2 + 1];
+} binomials;
+
+static void binomials_fill(binomials *b)
+{
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i <= NQ_MITM_MAX_N; i++) {
+        b->c[i][0] = 1;
+        for (int j = 1; j <= i && j <= NQ_MITM_MAX_N / 2; j++)
+            b->c[i][j] = b->c[i - 1][j - 1] + (j < i ? b->c[i - 1][j] : 0);
+    }
+}
+
+/* The rank of x among the sets of as many bits in increasing order (the
+ * colex rank: the unit lists are made by nq_next_same_popcount, which goes
+ * in that order). */
+static uint64_t colex_rank(const binomials *b, uint32_t x)
+{
+    uint64_t r = 0;
+    for (int t = 1; x; x &= x - 1, t++)
+        r += b->c[__builtin_ctz(x)][t];
+    return r;
+}
+
+/* The set of k bits whose colex rank is r. */
+static uint32_t colex_unrank(const binomials *b, uint64_t r, int k)
+{
+    uint32_t x = 0;
+    for (int t = k; t >= 1; t--) {
+        int c = t - 1; /* the largest c with C(c, t) <= r: t - 1 bits below it take the rest */
+        while (b->c[c + 1][t] <= r)
+            c++;
+        x |= UINT32_C(1) << c;
+        r -= b->c[c][t];
+    }
+    return x;
+}
+
 /* Half-boards of one side before the diagonal tests: the pairs of a north
  * placement on rows_n and a south one on rows_s over complementary subsets
  * of the columns `avail`, summed over the north column sets (the count
@@ -120,6 +161,86 @@ static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_
             break;
     }
     return bound;
+}
+
+/*
+ * The half-board bounds of every row set of one side at once.  For the
+ * row sets of k north rows and h - k south rows, half_bound(rows_n,
+ * rows_s, every column) is entry (rows_n, rows_s) of the matrix product
+ * A B^T, where A[rows_n][cols] is the group size of (rows_n, cols) and
+ * B[rows_s][cols] that of (rows_s, the other columns), cols running over
+ * the k-sets of columns.  Rows and columns go in colex order, so a row
+ * set's colex rank is its index.  The products stream through dense rows
+ * that stay in the core's caches, where half_bound makes two scattered
+ * look-ups in the store per term; sums fit 32 bits, as every term is at
+ * most the bound (half_cap_per_h).
+ */
+typedef struct side_bounds {
+    int h;
+    binomials bin;
+    uint32_t *bound;                          /* every k's products, k = 0 first */
+    uint64_t offset[NQ_MITM_STORE_MAX_H + 1]; /* where k's C(h, k)^2 entries start */
+} side_bounds;
+
+/* The bound of the side on rows_n (north) and rows_s (south). */
+static uint32_t side_bound(const side_bounds *sb, uint32_t rows_n, uint32_t rows_s)
+{
+    const int k = __builtin_popcount(rows_n);
+    const uint64_t m = sb->bin.c[sb->h][k];
+    return sb->bound[sb->offset[k] + colex_rank(&sb->bin, rows_n) * m +
+                     colex_rank(&sb->bin, rows_s)];
+}
+
+/* Fills sb for the store's side (h <= NQ_MITM_STORE_MAX_H) on at most
+ * `threads` threads.  Returns 0 or NQ_ENOMEM (sb->bound then NULL). */
+static int side_bounds_build(side_bounds *sb, const group_sizes *g, int threads)
+{
+    const int h = g->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    sb->h = h;
+    binomials_fill(&sb->bin);
+    sb->bound = malloc(central_binomial(h) * sizeof *sb->bound);
+    const uint64_t widest = sb->bin.c[h][h / 2];
+    uint32_t *sets = malloc(widest * sizeof *sets);
+    uint32_t *a = malloc(widest * widest * sizeof *a), *b = malloc(widest * widest * sizeof *b);
+    int ret = sb->bound && sets && a && b ? 0 : NQ_ENOMEM;
+    uint64_t offset = 0;
+    for (int k = 0; k <= h && ret == 0; k++) {
+        const uint64_t m = sb->bin.c[h][k]; /* = C(h, h - k) */
+        sb->offset[k] = offset;
+        sets[0] = (UINT32_C(1) << k) - 1;
+        for (uint64_t i = 1; i < m; i++)
+            sets[i] = nq_next_same_popcount(sets[i - 1]);
+        /* The south row sets of h - k rows are the k-sets' complements,
+         * in reverse colex order: complementing reverses it. */
+        for (uint64_t i = 0; i < m; i++)
+            for (uint64_t c = 0; c < m; c++) {
+                a[i * m + c] = (uint32_t)group_size(g, sets[i], sets[c]);
+                b[(m - 1 - i) * m + c] = (uint32_t)group_size(g, hm & ~sets[i], hm & ~sets[c]);
+            }
+        uint32_t *out = sb->bound + offset;
+        (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (h >= 8)
+#endif
+        for (long i = 0; i < (long)m; i++)
+            for (uint64_t j = 0; j < m; j++) {
+                /* The hot loop: a dot product of two dense rows. */
+                uint32_t sum = 0;
+                for (uint64_t c = 0; c < m; c++)
+                    sum += a[(uint64_t)i * m + c] * b[j * m + c];
+                out[(uint64_t)i * m + j] = sum;
+            }
+        offset += m * m;
+    }
+    free(sets);
+    free(a);
+    free(b);
+    if (ret < 0) {
+        free(sb->bound);
+        sb->bound = NULL;
+    }
+    return ret;
 }
 
 /* Size of E's orbit under the north-south and east-west reflections when E
@@ -165,22 +286,27 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
         if (!p->canon_bounds)
             return NQ_ENOMEM;
         const group_sizes g = {h, &p->qs, NULL};
+        side_bounds *sb = malloc(sizeof *sb);
+        if (!sb || side_bounds_build(sb, &g, threads) < 0) {
+            free(sb);
+            return NQ_ENOMEM;
+        }
         uint32_t *bounds = p->canon_bounds;
         cap = 0;
-        (void)threads;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 256) reduction(max : cap) num_threads(threads) if (h >= 8)
+#pragma omp parallel for schedule(static) reduction(max : cap) num_threads(threads) if (h >= 8)
 #endif
         for (long j = 0; j < (long)p->ncanon; j++) {
             const uint32_t east = p->canon[j], west = rows & ~east;
-            /* Below 2^32: the largest is half_cap_per_h[NQ_MITM_STORE_MAX_H]. */
-            bounds[2 * j] = (uint32_t)half_bound(&g, east & hm, east >> h, hm);
-            bounds[2 * j + 1] = (uint32_t)half_bound(&g, west & hm, west >> h, hm);
+            bounds[2 * j] = side_bound(sb, east & hm, east >> h);
+            bounds[2 * j + 1] = side_bound(sb, west & hm, west >> h);
             if (bounds[2 * j] > cap)
                 cap = bounds[2 * j];
             if (bounds[2 * j + 1] > cap)
                 cap = bounds[2 * j + 1];
         }
+        free(sb->bound);
+        free(sb);
         group_cap = 0;
         for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
             if (p->qs.start[k + 1] - p->qs.start[k] > group_cap)
@@ -456,47 +582,6 @@ static void west_bounds_by_row(const group_sizes *g, uint32_t rows_n, uint32_t r
         if (cols == last)
             break;
     }
-}
-
-/* Binomial coefficients C(i, j) for i <= 2h, j <= h: the colex ranks of
- * row sets. */
-typedef struct binomials {
-    uint64_t c[NQ_MITM_MAX_N + 1][NQ_MITM_MAX_N / 2 + 1];
-} binomials;
-
-static void binomials_fill(binomials *b)
-{
-    memset(b, 0, sizeof *b);
-    for (int i = 0; i <= NQ_MITM_MAX_N; i++) {
-        b->c[i][0] = 1;
-        for (int j = 1; j <= i && j <= NQ_MITM_MAX_N / 2; j++)
-            b->c[i][j] = b->c[i - 1][j - 1] + (j < i ? b->c[i - 1][j] : 0);
-    }
-}
-
-/* The rank of x among the sets of as many bits in increasing order (the
- * colex rank: the unit lists are made by nq_next_same_popcount, which goes
- * in that order). */
-static uint64_t colex_rank(const binomials *b, uint32_t x)
-{
-    uint64_t r = 0;
-    for (int t = 1; x; x &= x - 1, t++)
-        r += b->c[__builtin_ctz(x)][t];
-    return r;
-}
-
-/* The set of k bits whose colex rank is r. */
-static uint32_t colex_unrank(const binomials *b, uint64_t r, int k)
-{
-    uint32_t x = 0;
-    for (int t = k; t >= 1; t--) {
-        int c = t - 1; /* the largest c with C(c, t) <= r: t - 1 bits below it take the rest */
-        while (b->c[c + 1][t] <= r)
-            c++;
-        x |= UINT32_C(1) << c;
-        r -= b->c[c][t];
-    }
-    return x;
 }
 
 /* The inverse of the spread order's stride modulo the number of units
