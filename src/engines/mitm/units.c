@@ -163,6 +163,15 @@ static uint64_t half_bound(const group_sizes *g, uint32_t rows_n, uint32_t rows_
     return bound;
 }
 
+/* The k-sets of n bits in colex order into sets[0 .. C(n, k)). */
+static void list_sets(const binomials *bin, int n, int k, uint32_t *sets)
+{
+    const uint64_t m = bin->c[n][k];
+    sets[0] = (UINT32_C(1) << k) - 1;
+    for (uint64_t i = 1; i < m; i++)
+        sets[i] = nq_next_same_popcount(sets[i - 1]);
+}
+
 /*
  * The half-board bounds of every row set of one side at once.  For the
  * row sets of k north rows and h - k south rows, half_bound(rows_n,
@@ -208,9 +217,7 @@ static int side_bounds_build(side_bounds *sb, const group_sizes *g, int threads)
     for (int k = 0; k <= h && ret == 0; k++) {
         const uint64_t m = sb->bin.c[h][k]; /* = C(h, h - k) */
         sb->offset[k] = offset;
-        sets[0] = (UINT32_C(1) << k) - 1;
-        for (uint64_t i = 1; i < m; i++)
-            sets[i] = nq_next_same_popcount(sets[i - 1]);
+        list_sets(&sb->bin, h, k, sets);
         /* The south row sets of h - k rows are the k-sets' complements,
          * in reverse colex order: complementing reverses it. */
         for (uint64_t i = 0; i < m; i++)
@@ -560,6 +567,93 @@ static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t 
 }
 
 /*
+ * The east sides of an odd board's units: the h - 1 rows of E and every
+ * column but the one, c = 0 .. h - 2, that the middle row's queen holds.
+ * Entry (c, rows_n, rows_s) is half_bound(rows_n, rows_s, every column but
+ * c): per c and north-row count k, the product of A[rows_n][cols] and
+ * B[rows_s][cols] over the k-sets of columns without c, as side_bounds
+ * does with every column.  (h - 1) C(2h, h - 1) entries: 26 MB at the
+ * store's largest side.
+ */
+typedef struct column_bounds {
+    const binomials *bin;
+    int h;
+    uint32_t *bound;
+    /* Where (c, k)'s C(h, k) C(h, h - 1 - k) entries start. */
+    uint64_t offset[NQ_MITM_STORE_MAX_H - 1][NQ_MITM_STORE_MAX_H];
+} column_bounds;
+
+/* The bound of the east side on rows_n and rows_s, the queen on column c. */
+static uint32_t column_bound(const column_bounds *cb, int c, uint32_t rows_n, uint32_t rows_s)
+{
+    const int k = __builtin_popcount(rows_n);
+    const uint64_t m = cb->bin->c[cb->h][cb->h - 1 - k];
+    return cb->bound[cb->offset[c][k] + colex_rank(cb->bin, rows_n) * m +
+                     colex_rank(cb->bin, rows_s)];
+}
+
+/* Fills cb for side h (<= NQ_MITM_STORE_MAX_H) from the group sizes g, on
+ * at most `threads` threads.  Returns 0 or NQ_ENOMEM (cb->bound then
+ * NULL). */
+static int column_bounds_build(column_bounds *cb, const binomials *bin, const group_sizes *g,
+                               int threads)
+{
+    const int h = g->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    cb->bin = bin;
+    cb->h = h;
+    cb->bound = malloc((uint64_t)(h - 1) * bin->c[2 * h][h - 1] * sizeof *cb->bound);
+    const uint64_t widest = bin->c[h][h / 2];
+    uint32_t *north = malloc(widest * sizeof *north), *south = malloc(widest * sizeof *south);
+    uint32_t *cols = malloc(widest * sizeof *cols);
+    uint32_t *a = malloc(widest * widest * sizeof *a), *b = malloc(widest * widest * sizeof *b);
+    int ret = cb->bound && north && south && cols && a && b ? 0 : NQ_ENOMEM;
+    uint64_t offset = 0;
+    for (int c = 0; c <= h - 2 && ret == 0; c++) {
+        const uint32_t low = (UINT32_C(1) << c) - 1, open = hm & ~(UINT32_C(1) << c);
+        for (int k = 0; k <= h - 1; k++) {
+            const uint64_t mn = bin->c[h][k], ms = bin->c[h][h - 1 - k], mc = bin->c[h - 1][k];
+            cb->offset[c][k] = offset;
+            list_sets(bin, h, k, north);
+            list_sets(bin, h, h - 1 - k, south);
+            list_sets(bin, h - 1, k, cols);
+            for (uint64_t j = 0; j < mc; j++) /* a zero bit inserted at c */
+                cols[j] = (cols[j] & low) | (cols[j] & ~low) << 1;
+            for (uint64_t i = 0; i < mn; i++)
+                for (uint64_t j = 0; j < mc; j++)
+                    a[i * mc + j] = (uint32_t)group_size(g, north[i], cols[j]);
+            for (uint64_t r = 0; r < ms; r++)
+                for (uint64_t j = 0; j < mc; j++)
+                    b[r * mc + j] = (uint32_t)group_size(g, south[r], open & ~cols[j]);
+            uint32_t *out = cb->bound + offset;
+            (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (h >= 8)
+#endif
+            for (long i = 0; i < (long)mn; i++)
+                for (uint64_t r = 0; r < ms; r++) {
+                    /* The hot loop: a dot product of two dense rows. */
+                    uint32_t sum = 0;
+                    for (uint64_t j = 0; j < mc; j++)
+                        sum += a[(uint64_t)i * mc + j] * b[r * mc + j];
+                    out[(uint64_t)i * ms + r] = sum;
+                }
+            offset += mn * ms;
+        }
+    }
+    free(north);
+    free(south);
+    free(cols);
+    free(a);
+    free(b);
+    if (ret < 0) {
+        free(cb->bound);
+        cb->bound = NULL;
+    }
+    return ret;
+}
+
+/*
  * The same for the west side of an odd board: the rows west of E are
  * every row but E's and but the middle column queen's south row p (b =
  * p + 1), all columns free.  f[p] = half_bound(rows_n, rows_s less p,
@@ -622,6 +716,23 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
     binomials bin;
     binomials_fill(&bin);
     const uint64_t sets = bin.c[2 * h][h - 1], per = 64;
+    /* With a store, every bound comes from the dense tables; without one
+     * (h past the store's) they would take gigabytes, and each E walks its
+     * column sets instead.  Out of memory, the walks too. */
+    side_bounds *sb = NULL;
+    column_bounds *cb = NULL;
+    if (p->use_store) {
+        sb = malloc(sizeof *sb);
+        cb = malloc(sizeof *cb);
+        if (!sb || !cb || side_bounds_build(sb, g, threads) < 0) {
+            free(sb);
+            sb = NULL;
+        } else if (column_bounds_build(cb, &sb->bin, g, threads) < 0) {
+            free(sb->bound);
+            free(sb);
+            sb = NULL;
+        }
+    }
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -636,8 +747,16 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
             const uint32_t south_free = ~(east >> h) & hm & ~UINT32_C(1);
             if (!south_free)
                 continue;
-            east_bounds_by_column(g, east, by_column);
-            west_bounds_by_row(g, ~east & hm, ~(east >> h) & hm, south_free, by_row);
+            if (sb) {
+                for (int c = 0; c <= h - 2; c++)
+                    by_column[c] = column_bound(cb, c, east & hm, east >> h);
+                for (uint32_t m = south_free; m; m &= m - 1)
+                    by_row[__builtin_ctz(m)] =
+                        side_bound(sb, ~east & hm, ~(east >> h) & hm & ~(m & (0u - m)));
+            } else {
+                east_bounds_by_column(g, east, by_column);
+                west_bounds_by_row(g, ~east & hm, ~(east >> h) & hm, south_free, by_row);
+            }
             uint64_t e = 0;
             for (int b = 2; b <= h; b++) {
                 e += by_column[b - 2]; /* configuration a = b - 1 holds column b - 2 */
@@ -651,6 +770,12 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
             }
         }
     }
+    if (sb) {
+        free(cb->bound);
+        free(sb->bound);
+    }
+    free(sb);
+    free(cb);
 }
 
 /*
