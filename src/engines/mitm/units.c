@@ -172,6 +172,27 @@ static void list_sets(const binomials *bin, int n, int k, uint32_t *sets)
         sets[i] = nq_next_same_popcount(sets[i - 1]);
 }
 
+/* out[i * nb + j] = the dot product of rows i of a and j of b (na and nb
+ * rows of len terms each), rows i shared out on at most `threads`
+ * threads.  Unsigned sums wrap, so the compiler may vectorize the sum in
+ * any order; the callers' sums fit 32 bits. */
+static void dense_product(const uint32_t *a, const uint32_t *b, uint64_t na, uint64_t nb,
+                          uint64_t len, uint32_t *out, int threads)
+{
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (na * nb * len >= 65536)
+#endif
+    for (long i = 0; i < (long)na; i++)
+        for (uint64_t j = 0; j < nb; j++) {
+            /* The hot loop: a dot product of two dense rows. */
+            uint32_t sum = 0;
+            for (uint64_t c = 0; c < len; c++)
+                sum += a[(uint64_t)i * len + c] * b[j * len + c];
+            out[(uint64_t)i * nb + j] = sum;
+        }
+}
+
 /*
  * The half-board bounds of every row set of one side at once.  For the
  * row sets of k north rows and h - k south rows, half_bound(rows_n,
@@ -225,19 +246,7 @@ static int side_bounds_build(side_bounds *sb, const group_sizes *g, int threads)
                 a[i * m + c] = (uint32_t)group_size(g, sets[i], sets[c]);
                 b[(m - 1 - i) * m + c] = (uint32_t)group_size(g, hm & ~sets[i], hm & ~sets[c]);
             }
-        uint32_t *out = sb->bound + offset;
-        (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (h >= 8)
-#endif
-        for (long i = 0; i < (long)m; i++)
-            for (uint64_t j = 0; j < m; j++) {
-                /* The hot loop: a dot product of two dense rows. */
-                uint32_t sum = 0;
-                for (uint64_t c = 0; c < m; c++)
-                    sum += a[(uint64_t)i * m + c] * b[j * m + c];
-                out[(uint64_t)i * m + j] = sum;
-            }
+        dense_product(a, b, m, m, m, sb->bound + offset, threads);
         offset += m * m;
     }
     free(sets);
@@ -625,19 +634,7 @@ static int column_bounds_build(column_bounds *cb, const binomials *bin, const gr
             for (uint64_t r = 0; r < ms; r++)
                 for (uint64_t j = 0; j < mc; j++)
                     b[r * mc + j] = (uint32_t)group_size(g, south[r], open & ~cols[j]);
-            uint32_t *out = cb->bound + offset;
-            (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (h >= 8)
-#endif
-            for (long i = 0; i < (long)mn; i++)
-                for (uint64_t r = 0; r < ms; r++) {
-                    /* The hot loop: a dot product of two dense rows. */
-                    uint32_t sum = 0;
-                    for (uint64_t j = 0; j < mc; j++)
-                        sum += a[(uint64_t)i * mc + j] * b[r * mc + j];
-                    out[(uint64_t)i * ms + r] = sum;
-                }
+            dense_product(a, b, mn, ms, mc, cb->bound + offset, threads);
             offset += mn * ms;
         }
     }
