@@ -10,11 +10,13 @@
  * placements at scattered times and misses the cache on nearly every
  * write.
  * Walking twice costs a little time but never holds the placements twice,
- * which matters at h = 11 (67 million of them).
+ * which matters at h = 11 (67 million of them).  Only the lesser row set
+ * of each top-bottom mirror pair is walked; the other's groups are the
+ * same placements reflected, written from them (write_mirror).
  *
- * Row sets are independent tasks that share no counter, so the store,
- * the order within each group included, is the same on any number of
- * threads.
+ * Mirror pairs of row sets are independent tasks that share no counter,
+ * so the store, the order within each group included, is the same on any
+ * number of threads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,11 @@
 static const uint64_t known_placements[] = {
     1, 2, 5, 18, 87, 462, 2635, 16870, 118969, 915442, 7535369, 66807234,
 };
+
+/* The largest side with a store: past it the offsets overflow 32 bits. */
+#define NQ_QUARTER_STORE_MAX_H 11
+_Static_assert(sizeof known_placements / sizeof known_placements[0] == NQ_QUARTER_STORE_MAX_H + 1,
+               "one count per side with a store");
 
 /* Smallest side built in parallel: below it the store takes well under a
  * millisecond. */
@@ -84,6 +91,41 @@ void nq_quarter_group_sizes(int h, int threads, uint32_t *size)
     }
 }
 
+/* x's bits 0 .. 2h - 2 in reverse order: bit d goes to bit 2h - 2 - d. */
+static uint64_t reverse_diagonals(uint64_t x, int h)
+{
+    uint32_t v = (uint32_t)x;
+    /* Bit trick: swap halves, then bytes, nibbles, pairs and single bits:
+     * five steps reverse all 32 bits, and the shift drops the bits past
+     * 2h - 2 that the reversal brought in as zeros. */
+    v = v >> 16 | v << 16;
+    v = (v & 0xff00ff00u) >> 8 | (v & 0x00ff00ffu) << 8;
+    v = (v & 0xf0f0f0f0u) >> 4 | (v & 0x0f0f0f0fu) << 4;
+    v = (v & 0xccccccccu) >> 2 | (v & 0x33333333u) << 2;
+    v = (v & 0xaaaaaaaau) >> 1 | (v & 0x55555555u) << 1;
+    return v >> (33 - 2 * h);
+}
+
+/* Writes the groups of row set m, the top-bottom mirror of row set r,
+ * from r's: group (r, c) holds diag[first[c] .. end[c]), and (m, c), as
+ * large, begins at to[c] (both advanced here to the groups' ends, as
+ * nq_quarter_rows_list leaves its own).  Reflecting row i to h - 1 - i
+ * keeps every queen's column and turns the sum diagonal i + j into
+ * 2h - 2 minus the difference diagonal i - j + h - 1, and that into
+ * 2h - 2 minus the sum one: each entry's two masks swap and reverse.  A
+ * copy in place of a walk halves the fill's walks, half of the store's
+ * build, as nq_quarter_group_sizes halves the counting ones. */
+static void write_mirror(uint64_t *diag, int h, const uint32_t *first, const uint32_t *end,
+                         uint32_t *to)
+{
+    for (size_t c = 0; c < ((size_t)1 << h); c++) {
+        for (uint32_t k = first[c]; k < end[c]; k++) {
+            const uint64_t e = diag[k];
+            diag[to[c]++] = reverse_diagonals(e >> 32, h) | reverse_diagonals(e, h) << 32;
+        }
+    }
+}
+
 int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
 {
     qs->h = h;
@@ -112,8 +154,16 @@ int nq_quarter_store_build(nq_quarter_store *qs, int h, int threads)
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel(h, threads))
 #endif
-    for (long r = 0; r < row_sets; r++)
-        nq_quarter_rows_list(h, (uint32_t)r, qs->start + ((size_t)r << h), qs->diag);
+    for (long r = 0; r < row_sets; r++) {
+        const uint32_t m = nq_mirror_rows((uint32_t)r, h);
+        if (m < (uint32_t)r)
+            continue; /* written with its mirror */
+        uint32_t *next = qs->start + ((size_t)r << h), first[(size_t)1 << NQ_QUARTER_STORE_MAX_H];
+        memcpy(first, next, ((size_t)1 << h) * sizeof *first);
+        nq_quarter_rows_list(h, (uint32_t)r, next, qs->diag);
+        if (m != (uint32_t)r)
+            write_mirror(qs->diag, h, first, next, qs->start + ((size_t)m << h));
+    }
     /* The writes advanced start[k] to the end of group k, which is where
      * group k + 1 starts: shift back by one slot. */
     for (size_t k = keys; k > 0; k--)
