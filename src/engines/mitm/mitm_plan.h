@@ -37,9 +37,9 @@ typedef struct mitm_plan {
     uint32_t *canon;     /* E up to the reflections, with their weights */
     uint8_t *canon_weight;
     uint64_t ncanon;
-    /* With a store: the half-board bounds of each canonical E, east side
-     * then west side (units.c, half_cap_of), else NULL. */
-    uint32_t *canon_bounds;
+    /* With a store: the half-board bound of every side (units.c,
+     * side_bounds), for the list size and the estimate hook, else NULL. */
+    struct side_bounds *sides;
     /* Odd N, a != 0: every E as an (h-1)-subset of the 2h - 1 rows left,
      * numbered without the row of the middle column's queen. */
     uint32_t *all_e;

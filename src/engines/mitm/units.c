@@ -65,18 +65,6 @@ void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
     d->weight = 8;
 }
 
-static void plan_free(mitm_plan *p)
-{
-    if (!p)
-        return;
-    nq_quarter_store_free(&p->qs);
-    free(p->canon);
-    free(p->canon_weight);
-    free(p->canon_bounds);
-    free(p->all_e);
-    free(p);
-}
-
 /* C(2h, h): how many E there are. */
 static uint64_t central_binomial(int h)
 {
@@ -221,21 +209,31 @@ static uint32_t side_bound(const side_bounds *sb, uint32_t rows_n, uint32_t rows
                      colex_rank(&sb->bin, rows_s)];
 }
 
-/* Fills sb for the store's side (h <= NQ_MITM_STORE_MAX_H) on at most
- * `threads` threads.  Returns 0 or NQ_ENOMEM (sb->bound then NULL). */
-static int side_bounds_build(side_bounds *sb, const group_sizes *g, int threads)
+static void side_bounds_free(side_bounds *sb)
+{
+    if (sb)
+        free(sb->bound);
+    free(sb);
+}
+
+/* The bounds of the store's side (h <= NQ_MITM_STORE_MAX_H), on at most
+ * `threads` threads.  NULL when out of memory. */
+static side_bounds *side_bounds_new(const group_sizes *g, int threads)
 {
     const int h = g->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
+    side_bounds *sb = malloc(sizeof *sb);
+    if (!sb)
+        return NULL;
     sb->h = h;
     binomials_fill(&sb->bin);
     sb->bound = malloc(central_binomial(h) * sizeof *sb->bound);
     const uint64_t widest = sb->bin.c[h][h / 2];
     uint32_t *sets = malloc(widest * sizeof *sets);
     uint32_t *a = malloc(widest * widest * sizeof *a), *b = malloc(widest * widest * sizeof *b);
-    int ret = sb->bound && sets && a && b ? 0 : NQ_ENOMEM;
+    const int ok = sb->bound && sets && a && b;
     uint64_t offset = 0;
-    for (int k = 0; k <= h && ret == 0; k++) {
+    for (int k = 0; k <= h && ok; k++) {
         const uint64_t m = sb->bin.c[h][k]; /* = C(h, h - k) */
         sb->offset[k] = offset;
         list_sets(&sb->bin, h, k, sets);
@@ -252,11 +250,23 @@ static int side_bounds_build(side_bounds *sb, const group_sizes *g, int threads)
     free(sets);
     free(a);
     free(b);
-    if (ret < 0) {
-        free(sb->bound);
-        sb->bound = NULL;
+    if (!ok) {
+        side_bounds_free(sb);
+        return NULL;
     }
-    return ret;
+    return sb;
+}
+
+static void plan_free(mitm_plan *p)
+{
+    if (!p)
+        return;
+    nq_quarter_store_free(&p->qs);
+    free(p->canon);
+    free(p->canon_weight);
+    side_bounds_free(p->sides);
+    free(p->all_e);
+    free(p);
 }
 
 /* Size of E's orbit under the north-south and east-west reflections when E
@@ -279,12 +289,8 @@ static uint8_t canon_weight_of(uint32_t e, int h)
     return distinct;
 }
 
-/* The half-board list size: with a store, the largest bound of any E.
- * The bound is the same for E and its north-south mirror (reflecting a
- * quarter's rows keeps its group sizes), and the west side of E is the
- * east side of its complement, so the canonical E and their complements
- * cover every E: their bounds, east then west per unit, go to
- * p->canon_bounds, where the estimate hook finds them.  Without a store,
+/* The half-board list size: with a store, the largest bound of any side
+ * (p->sides, which the estimate hook reads too).  Without a store,
  * NQ_MITM_HALF_LIMIT, or for small boards the product of two slices.
  * Never more than the limit (the batch limit too, when the tuning sets
  * one), never less than a slice's largest group, as a batch must hold one
@@ -292,37 +298,22 @@ static uint8_t canon_weight_of(uint32_t e, int h)
 static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
 {
     const int h = p->h;
-    const uint32_t hm = (UINT32_C(1) << h) - 1, rows = (UINT32_C(1) << 2 * h) - 1;
     const size_t slice = nq_quarter_slice_capacity(h);
     size_t cap = NQ_MITM_HALF_LIMIT, group_cap = nq_quarter_group_capacity(h);
     if (slice < cap / slice)
         cap = slice * slice;
     if (p->use_store) {
-        p->canon_bounds = malloc(2 * p->ncanon * sizeof *p->canon_bounds);
-        if (!p->canon_bounds)
-            return NQ_ENOMEM;
         const group_sizes g = {h, &p->qs, NULL};
-        side_bounds *sb = malloc(sizeof *sb);
-        if (!sb || side_bounds_build(sb, &g, threads) < 0) {
-            free(sb);
+        p->sides = side_bounds_new(&g, threads);
+        if (!p->sides)
             return NQ_ENOMEM;
-        }
-        uint32_t *bounds = p->canon_bounds;
+        /* The largest of any side is a unit's: every side is a canonical
+         * E's east or west side, or a north-south mirror of one, whose
+         * group sizes and so bound are the same. */
         cap = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) reduction(max : cap) num_threads(threads) if (h >= 8)
-#endif
-        for (long j = 0; j < (long)p->ncanon; j++) {
-            const uint32_t east = p->canon[j], west = rows & ~east;
-            bounds[2 * j] = side_bound(sb, east & hm, east >> h);
-            bounds[2 * j + 1] = side_bound(sb, west & hm, west >> h);
-            if (bounds[2 * j] > cap)
-                cap = bounds[2 * j];
-            if (bounds[2 * j + 1] > cap)
-                cap = bounds[2 * j + 1];
-        }
-        free(sb->bound);
-        free(sb);
+        for (uint64_t i = 0; i < central_binomial(h); i++)
+            if (p->sides->bound[i] > cap)
+                cap = p->sides->bound[i];
         group_cap = 0;
         for (size_t k = 0; k < ((size_t)1 << 2 * h); k++)
             if (p->qs.start[k + 1] - p->qs.start[k] > group_cap)
@@ -575,6 +566,14 @@ static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t 
     }
 }
 
+/* The bytes of an odd board's east-side bound table (column_bounds):
+ * (h - 1) C(2h, h - 1) entries, C(2h, h - 1) = C(2h, h) h / (h + 1). */
+static size_t column_table_bytes(int h)
+{
+    return (size_t)(h - 1) * (size_t)(central_binomial(h) * (uint64_t)h / (uint64_t)(h + 1)) *
+           sizeof(uint32_t);
+}
+
 /*
  * The east sides of an odd board's units: the h - 1 rows of E and every
  * column but the one, c = 0 .. h - 2, that the middle row's queen holds.
@@ -601,24 +600,32 @@ static uint32_t column_bound(const column_bounds *cb, int c, uint32_t rows_n, ui
                      colex_rank(cb->bin, rows_s)];
 }
 
-/* Fills cb for side h (<= NQ_MITM_STORE_MAX_H) from the group sizes g, on
- * at most `threads` threads.  Returns 0 or NQ_ENOMEM (cb->bound then
- * NULL). */
-static int column_bounds_build(column_bounds *cb, const binomials *bin, const group_sizes *g,
-                               int threads)
+static void column_bounds_free(column_bounds *cb)
+{
+    if (cb)
+        free(cb->bound);
+    free(cb);
+}
+
+/* The east bounds of side h (<= NQ_MITM_STORE_MAX_H) from the group sizes
+ * g, on at most `threads` threads.  NULL when out of memory. */
+static column_bounds *column_bounds_new(const binomials *bin, const group_sizes *g, int threads)
 {
     const int h = g->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
+    column_bounds *cb = malloc(sizeof *cb);
+    if (!cb)
+        return NULL;
     cb->bin = bin;
     cb->h = h;
-    cb->bound = malloc((uint64_t)(h - 1) * bin->c[2 * h][h - 1] * sizeof *cb->bound);
+    cb->bound = malloc(column_table_bytes(h));
     const uint64_t widest = bin->c[h][h / 2];
     uint32_t *north = malloc(widest * sizeof *north), *south = malloc(widest * sizeof *south);
     uint32_t *cols = malloc(widest * sizeof *cols);
     uint32_t *a = malloc(widest * widest * sizeof *a), *b = malloc(widest * widest * sizeof *b);
-    int ret = cb->bound && north && south && cols && a && b ? 0 : NQ_ENOMEM;
+    const int ok = cb->bound && north && south && cols && a && b;
     uint64_t offset = 0;
-    for (int c = 0; c <= h - 2 && ret == 0; c++) {
+    for (int c = 0; c <= h - 2 && ok; c++) {
         const uint32_t low = (UINT32_C(1) << c) - 1, open = hm & ~(UINT32_C(1) << c);
         for (int k = 0; k <= h - 1; k++) {
             const uint64_t mn = bin->c[h][k], ms = bin->c[h][h - 1 - k], mc = bin->c[h - 1][k];
@@ -643,11 +650,11 @@ static int column_bounds_build(column_bounds *cb, const binomials *bin, const gr
     free(cols);
     free(a);
     free(b);
-    if (ret < 0) {
-        free(cb->bound);
-        cb->bound = NULL;
+    if (!ok) {
+        column_bounds_free(cb);
+        return NULL;
     }
-    return ret;
+    return cb;
 }
 
 /*
@@ -713,23 +720,12 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
     binomials bin;
     binomials_fill(&bin);
     const uint64_t sets = bin.c[2 * h][h - 1], per = 64;
-    /* With a store, every bound comes from the dense tables; without one
-     * (h past the store's) they would take gigabytes, and each E walks its
-     * column sets instead.  Out of memory, the walks too. */
-    side_bounds *sb = NULL;
-    column_bounds *cb = NULL;
-    if (p->use_store) {
-        sb = malloc(sizeof *sb);
-        cb = malloc(sizeof *cb);
-        if (!sb || !cb || side_bounds_build(sb, g, threads) < 0) {
-            free(sb);
-            sb = NULL;
-        } else if (column_bounds_build(cb, &sb->bin, g, threads) < 0) {
-            free(sb->bound);
-            free(sb);
-            sb = NULL;
-        }
-    }
+    /* With a store, every bound comes from the dense tables (the west
+     * sides' are the plan's); without one (h past the store's) they would
+     * take gigabytes, and each E walks its column sets instead.  Out of
+     * memory, the walks too. */
+    const side_bounds *sb = p->sides;
+    column_bounds *cb = sb ? column_bounds_new(&sb->bin, g, threads) : NULL;
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -744,7 +740,7 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
             const uint32_t south_free = ~(east >> h) & hm & ~UINT32_C(1);
             if (!south_free)
                 continue;
-            if (sb) {
+            if (cb) {
                 for (int c = 0; c <= h - 2; c++)
                     by_column[c] = column_bound(cb, c, east & hm, east >> h);
                 for (uint32_t m = south_free; m; m &= m - 1)
@@ -767,12 +763,7 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
             }
         }
     }
-    if (sb) {
-        free(cb->bound);
-        free(sb->bound);
-    }
-    free(sb);
-    free(cb);
+    column_bounds_free(cb);
 }
 
 /*
@@ -813,10 +804,10 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
 #endif
     for (long j = 0; j < (long)p->ncanon; j++) {
         const uint32_t east = p->canon[j], west = rows & ~east;
-        const double e = p->canon_bounds ? p->canon_bounds[2 * j]
-                                         : (double)half_bound(&g, east & hm, east >> h, hm);
-        const double w = p->canon_bounds ? p->canon_bounds[2 * j + 1]
-                                         : (double)half_bound(&g, west & hm, west >> h, hm);
+        const double e = p->sides ? side_bound(p->sides, east & hm, east >> h)
+                                  : (double)half_bound(&g, east & hm, east >> h, hm);
+        const double w = p->sides ? side_bound(p->sides, west & hm, west >> h)
+                                  : (double)half_bound(&g, west & hm, west >> h, hm);
         costs[unit_of_entry(&map, (uint64_t)j)] = w + e + join_cost(p, e, w);
     }
     if (p->nb)
@@ -852,9 +843,17 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const size_t units = (size_t)central_binomial(h) * (sizeof(uint32_t) + 1) +
                          (size_t)central_binomial(h) / 2 * sizeof(uint32_t);
     const int store = h <= NQ_MITM_STORE_MAX_H;
-    /* With a store, two half-board bounds per canonical E: at most one E
-     * in two is canonical, as E and its complement share an orbit. */
-    const size_t bounds = store ? (size_t)central_binomial(h) / 2 * 2 * sizeof(uint32_t) : 0;
+    /* With a store, one half-board bound per side (side_bounds), and for
+     * odd N the estimate hook's east-side table while the run's scratch
+     * exists (column_bounds, with its product's two operands of C(h, h/2)
+     * squared terms at most). */
+    uint64_t widest = 1; /* C(h, h/2) */
+    for (int i = 1; i <= h / 2; i++)
+        widest = widest * (uint64_t)(h - h / 2 + i) / (uint64_t)i; /* exact: C(h - h/2 + i, i) */
+    const size_t bounds =
+        !store ? 0
+               : (size_t)central_binomial(h) * sizeof(uint32_t) +
+                     (n & 1 ? column_table_bytes(h) + 2 * widest * widest * sizeof(uint32_t) : 0);
     const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
     const size_t scratch =
         store ? nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h), 0)
