@@ -19,22 +19,28 @@
  * error is taken by collapsed strata (neighbouring strata paired, each
  * pair's squared difference estimating both variances).
  *
- * Each run is solved on one thread as a count solves it (one scratch,
- * which later units reuse), and timed by the CPU time of that thread, so
- * other load on the machine barely moves it.  A count's thread comes to a
- * unit warm: what consecutive units share (mitm's quarter slices, in list
- * order) the unit before it has built, in a scratch it has had since the
- * count began.  A run that started cold would pay for both on its first
- * unit, costs a count pays once per thread (and per chunk for some) and a
- * projection would pay once per run, so each run is solved after the unit
- * before it, and that unit solved alone is subtracted (time_run).  What a
- * count adds to the units (planning, the pool) is seconds, and left out.
+ * Each run is solved on one thread as a count solves it, and timed by the
+ * CPU time of that thread, so other load on the machine barely moves it.
+ * A count's thread comes to a unit warm: its scratch, kept from unit to
+ * unit, has had its pages touched by the units before (with a fresh
+ * scratch per run, the kernel's first touch of mitm's lists, hundreds of
+ * megabytes from N = 24 on, was 16% of the samples at N = 24 and the
+ * runs took 1.25 times as long), and in list
+ * order the unit before has built what neighbours share (mitm's quarter
+ * slices).  So each thread keeps one solver for all its runs, solves its
+ * first run once untimed, and solves the unit before each run, untimed,
+ * where neighbours share.  What a count adds to the units (planning, the
+ * pool) is seconds, and left out.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bench.h"
 
@@ -94,30 +100,39 @@ static int neighbours_share(const nq_job *job, int n, uint64_t units)
     return probed == 0 || 2 * shared > probed;
 }
 
-/* Times the units first .. first + len - 1 into *seconds (CPU seconds
- * per unit) as a count meets them: after the unit before, in the same
- * solve (each solve starts with a fresh scratch), when warm.  That solve
- * less one of the unit before alone leaves the run's units, without what
- * starting a solve costs.  Returns 0 or a negative NQ_E* code. */
-static int time_run(nq_job *job, uint64_t first, uint64_t len, int warm_up, double *seconds)
+/* One thread's solver, kept from run to run as a count's thread keeps its
+ * scratch from unit to unit: a fresh one per run would pay again for the
+ * pages of memory that a count's thread touches once. */
+typedef struct runner {
+    nq_solver *solver;
+    int warm; /* it has solved a unit: its pages are touched */
+} runner;
+
+/* Times the units first .. first + len - 1 into *seconds (CPU seconds per
+ * unit) as a count meets them, on runner r: after the unit before (solved
+ * untimed), when neighbours share what a thread keeps (warm_up).  A runner's
+ * first run is solved once untimed before, so that the scratch's first
+ * touch, which a count pays once per thread, is not charged to one run.
+ * Returns 0 or a negative NQ_E* code. */
+static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, double *seconds)
 {
     nq_counts c = {0, 0};
-    const uint64_t warm = warm_up && first > 0;
+    int ret = 0;
+    if (!r->warm)
+        ret = nq_solver_solve(r->solver, first, &c);
+    r->warm = 1;
+    if (ret == 0 && warm_up && first > 0)
+        ret = nq_solver_solve(r->solver, first - 1, &c);
     const double t0 = thread_cpu_now();
-    int r = warm ? nq_job_solve(job, first - 1, 1, 1, NULL, &c) : 0;
-    const double t1 = thread_cpu_now();
-    if (r == 0)
-        r = nq_job_solve(job, first - warm, len + warm, 1, NULL, &c);
-    const double t2 = thread_cpu_now();
-    *seconds = (t2 - t1 - (t1 - t0)) / (double)len;
-    if (*seconds < 0) /* the unit before alone took longer: timer noise */
-        *seconds = 0;
-    return r;
+    for (uint64_t u = first; ret == 0 && u < first + len; u++)
+        ret = nq_solver_solve(r->solver, u, &c);
+    *seconds = (thread_cpu_now() - t0) / (double)len;
+    return ret;
 }
 
-/* Times runs [from, to) of the sample on `threads` threads.  Returns 0 or
- * a negative NQ_E* code. */
-static int time_runs(nq_job *job, uint64_t units, uint64_t len, int warm_up, int strata,
+/* Times runs [from, to) of the sample on `threads` threads, thread i on
+ * runners[i].  Returns 0 or a negative NQ_E* code. */
+static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up, int strata,
                      uint64_t from, uint64_t to, int threads, double *seconds)
 {
     int error = 0;
@@ -126,13 +141,18 @@ static int time_runs(nq_job *job, uint64_t units, uint64_t len, int warm_up, int
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
     for (long k = (long)from; k < (long)to; k++) {
-        const int r =
-            time_run(job, run_start((uint64_t)k, strata, units, len), len, warm_up, &seconds[k]);
-        if (r < 0) {
+#ifdef _OPENMP
+        runner *r = &runners[omp_get_thread_num()];
+#else
+        runner *r = &runners[0];
+#endif
+        const int ret =
+            time_run(r, run_start((uint64_t)k, strata, units, len), len, warm_up, &seconds[k]);
+        if (ret < 0) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
-            error = r;
+            error = ret;
         }
     }
     return error;
@@ -194,6 +214,11 @@ int bench_project(const nq_settings *s, int samples, double limit)
     const uint64_t most = limit > 0 ? units / len : (uint64_t)strata * PROJECT_GROWTH;
     double *seconds = NULL;
     const int threads = s->threads > 0 ? s->threads : 1;
+    runner *runners = calloc((size_t)threads, sizeof *runners);
+    if (!runners)
+        ret = NQ_ENOMEM;
+    for (int i = 0; ret == 0 && i < threads; i++)
+        ret = nq_solver_create(&runners[i].solver, job);
     uint64_t t = 0;
     double mean = 0, se = 0;
     const char *why = "within 10%";
@@ -205,7 +230,7 @@ int bench_project(const nq_settings *s, int samples, double limit)
         }
         seconds = more;
         const double round_start = wall_now();
-        ret = time_runs(job, units, len, warm_up, strata, t, next, threads, seconds);
+        ret = time_runs(runners, units, len, warm_up, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
         if (se <= PROJECT_TARGET * mean)
@@ -222,6 +247,9 @@ int bench_project(const nq_settings *s, int samples, double limit)
             break;
         }
     }
+    for (int i = 0; runners && i < threads; i++)
+        nq_solver_free(&runners[i].solver);
+    free(runners);
     nq_job_free(&job);
     free(seconds);
     if (ret < 0)
