@@ -9,17 +9,6 @@
 #include "engines/mitm/kernels.h"
 #include "engines/mitm/mitm_plan.h"
 
-/* Moves to the next k-subset of the h columns, or marks the walk done. */
-static void half_next_cols(half_iter *it, int h)
-{
-    if (it->cols == nq_last_same_popcount(it->k, h)) {
-        it->done = 1;
-        return;
-    }
-    it->cols = nq_next_same_popcount(it->cols);
-    it->next_i = 0;
-}
-
 /*
  * Hot loop: pairs one placement, with conflict word cw and signature sig,
  * with each of the ns placements of a group of the other quarter, writing
@@ -60,46 +49,56 @@ static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group
 size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64_t sig_or,
                                        uint64_t *out, size_t cap)
 {
-    const nq_quarter_slice *north = it->north, *south = it->south;
+    if (it->done)
+        return 0;
+    /* The walk's state in locals, stored back when it returns: out[] is
+     * uint64_t, as `avoid` is, so the compiler would otherwise reload the
+     * iterator after every store of a half-board. */
+    const uint32_t *north_size = it->north->size, *north_first = it->north->first;
+    const uint32_t *south_size = it->south->size, *south_first = it->south->first;
+    const uint64_t *north_cw = it->north->cw, *north_sig = it->north->sig;
+    const uint64_t *south_cw = it->south->cw, *south_sig = it->south->sig;
     const uint64_t avoid = it->avoid;
-    size_t count = 0;
-    while (!it->done) {
-        if (it->cols & ~it->avail) { /* uses a column a pre-placed queen holds */
-            half_next_cols(it, p->h);
-            continue;
-        }
-        const uint32_t south_cols = it->avail & ~it->cols;
-        const size_t ns = south->size[south_cols];
-        const size_t nn = ns ? north->size[it->cols] : 0;
-        if (it->next_i < nn) {
-            const uint64_t *south_cw = south->cw + south->first[south_cols];
-            const uint64_t *south_sig = south->sig + south->first[south_cols];
-            const uint64_t *north_cw = north->cw + north->first[it->cols];
-            const uint64_t *north_sig = north->sig + north->first[it->cols];
-            /* Few south placements, many north ones, all pairs fit: the
-             * pairing is symmetric, so loop over the south group outside
-             * and fill whole vectors with north placements inside. */
-            if (it->next_i == 0 && ns < nn && nn * ns <= cap - count) {
+    const uint32_t avail = it->avail, last = nq_last_same_popcount(it->k, p->h);
+    uint32_t cols = it->cols;
+    size_t next_i = it->next_i, count = 0;
+    for (;; cols = nq_next_same_popcount(cols), next_i = 0) {
+        /* A set with a column a pre-placed queen holds has no half-board. */
+        const uint32_t south_cols = avail & ~cols;
+        const size_t ns = cols & ~avail ? 0 : south_size[south_cols];
+        const size_t nn = ns ? north_size[cols] : 0;
+        if (next_i < nn) {
+            const uint64_t *scw = south_cw + south_first[south_cols];
+            const uint64_t *ssig = south_sig + south_first[south_cols];
+            const uint64_t *ncw = north_cw + north_first[cols];
+            const uint64_t *nsig = north_sig + north_first[cols];
+            if (next_i == 0 && ns < nn && nn * ns <= cap - count) {
+                /* Few south placements, many north ones, all pairs fit: the
+                 * pairing is symmetric, so loop over the south group outside
+                 * and fill whole vectors with north placements inside. */
                 for (size_t j = 0; j < ns; j++)
-                    if (!(south_sig[j] & avoid))
-                        count += pair_group(south_cw[j], south_sig[j] | sig_or, north_cw,
-                                            north_sig, nn, avoid, out + count);
-                half_next_cols(it, p->h);
-                continue;
-            }
-            /* The north placements whose pairs surely fit: at most ns each. */
-            const size_t fit = (cap - count) / ns;
-            const size_t end = nn - it->next_i > fit ? it->next_i + fit : nn;
-            for (size_t i = it->next_i; i < end; i++)
-                if (!(north_sig[i] & avoid))
-                    count += pair_group(north_cw[i], north_sig[i] | sig_or, south_cw, south_sig,
-                                        ns, avoid, out + count);
-            if (end < nn) { /* full: resume at the first north placement left */
-                it->next_i = (uint32_t)end;
-                return count;
+                    if (!(ssig[j] & avoid))
+                        count += pair_group(scw[j], ssig[j] | sig_or, ncw, nsig, nn, avoid,
+                                            out + count);
+            } else {
+                /* The north placements whose pairs surely fit: at most ns each. */
+                const size_t fit = (cap - count) / ns;
+                const size_t end = nn - next_i > fit ? next_i + fit : nn;
+                for (size_t i = next_i; i < end; i++)
+                    if (!(nsig[i] & avoid))
+                        count += pair_group(ncw[i], nsig[i] | sig_or, scw, ssig, ns, avoid,
+                                            out + count);
+                if (end < nn) { /* full: resume at the first north placement left */
+                    it->cols = cols;
+                    it->next_i = (uint32_t)end;
+                    return count;
+                }
             }
         }
-        half_next_cols(it, p->h);
+        if (cols == last) {
+            it->cols = cols;
+            it->done = 1;
+            return count;
+        }
     }
-    return count;
 }

@@ -73,12 +73,16 @@ typedef struct mitm_scratch {
 } mitm_scratch;
 
 /* Next larger integer with the same number of set bits (Gosper's hack):
- * move the lowest block of ones' top bit up one, the rest to the bottom. */
+ * move the lowest block of ones' top bit up one, the rest to the bottom.
+ * x != 0, below 2^30.  The block's bits that move down are x ^ ripple
+ * (one more than the block, at its place), so shifting them down by the
+ * block's lowest bit and two more leaves the rest at the bottom: the
+ * hack's division by the lowest bit, which is a shift (the walks of the
+ * half-boards take a step per column set, tens of millions a second). */
 static inline uint32_t nq_next_same_popcount(uint32_t x)
 {
-    const uint32_t low = x & (0u - x);
-    const uint32_t ripple = x + low;
-    return ripple | (((x ^ ripple) >> 2) / low);
+    const uint32_t ripple = x + (x & (0u - x)); /* x & -x: the lowest set bit */
+    return ripple | ((x ^ ripple) >> (__builtin_ctz(x) + 2));
 }
 
 /* The last k-subset of h bits in nq_next_same_popcount's order, where a
