@@ -81,9 +81,10 @@ size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64
                         count += pair_group(scw[j], ssig[j] | sig_or, ncw, nsig, nn, avoid,
                                             out + count);
             } else {
-                /* The north placements whose pairs surely fit: at most ns each. */
-                const size_t fit = (cap - count) / ns;
-                const size_t end = nn - next_i > fit ? next_i + fit : nn;
+                /* The north placements whose pairs surely fit: at most ns
+                 * each (all of them, the usual case, without a division). */
+                const size_t room = cap - count;
+                const size_t end = (nn - next_i) * ns <= room ? nn : next_i + room / ns;
                 for (size_t i = next_i; i < end; i++)
                     if (!(nsig[i] & avoid))
                         count += pair_group(ncw[i], nsig[i] | sig_or, scw, ssig, ns, avoid,

@@ -17,10 +17,18 @@
 #define NQ_HALF_AVX512 1
 
 /* The lanes of a vector of the first n - at of n items (all eight when
- * at least eight are left). */
+ * at least eight are left).  Branch-free where the build has BMI2: the
+ * groups' lengths vary at random, and a branch on the last vector's
+ * length was mispredicted (bzhi keeps the low `index` bits, all of them
+ * when the index is 32 or more, and reads only the index's low byte). */
 static inline __mmask8 nq_half_live(size_t n, size_t at)
 {
+#ifdef __BMI2__
+    const size_t left = n - at;
+    return (__mmask8)_bzhi_u32(0xff, left < 255 ? (unsigned)left : 255u);
+#else
     return n - at >= 8 ? 0xff : (__mmask8)((1u << (n - at)) - 1);
+#endif
 }
 
 /* Stores the lanes of v selected by m, packed, at to; returns how many.  A
