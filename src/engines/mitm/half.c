@@ -19,7 +19,8 @@ size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int share
                                         : NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
            2 * sizeof(nq_join_list) + 64 +
-           3 * (half_cap + 1) * sizeof(uint64_t) + slices + (half_cap + 1) * sizeof(uint16_t);
+           3 * (half_cap + NQ_MITM_HALF_SLACK) * sizeof(uint64_t) + slices +
+           (half_cap + 1) * sizeof(uint16_t);
 }
 
 mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
@@ -30,9 +31,9 @@ mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
     s.js = (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
     s.lists = (nq_join_list *)(s.js + 1);
     s.east = (uint64_t *)(((uintptr_t)(s.lists + 2) + 63) & ~(uintptr_t)63);
-    s.west = s.east + p->half_cap + 1;
-    s.split = s.west + p->half_cap + 1;
-    char *slices = (char *)(s.split + p->half_cap + 1);
+    s.west = s.east + p->half_cap + NQ_MITM_HALF_SLACK;
+    s.split = s.west + p->half_cap + NQ_MITM_HALF_SLACK;
+    char *slices = (char *)(s.split + p->half_cap + NQ_MITM_HALF_SLACK);
     const size_t cap = p->shared_slices ? 0 : p->slice_cap;
     const size_t bytes = nq_quarter_slice_bytes(p->h, cap);
     for (int q = 0; q < NQ_QUARTERS; q++)

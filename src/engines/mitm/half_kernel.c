@@ -16,7 +16,8 @@
  * whose signature misses `avoid`, packed; returns how many.  Rows and
  * columns are disjoint by construction, so one AND tests both diagonal
  * families; the test is symmetric, so either quarter may be the group.
- * out needs ns + 1 slots.
+ * out needs ns + NQ_MITM_HALF_SLACK slots: past the pairs it keeps, it
+ * may write up to a vector's worth.
  */
 static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
                                 const uint64_t *group_sig, size_t ns, uint64_t avoid,
@@ -37,7 +38,8 @@ static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group
 
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
- * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
+ * to out[] (cap + NQ_MITM_HALF_SLACK slots, cap >= the largest group of a
+ * slice) and returns
  * how many; fewer than all only when out is full, and then it->done stays 0
  * and the next call resumes.  A half-board is a placement of the north
  * slice and one of the south slice over complementary subsets of `avail`,

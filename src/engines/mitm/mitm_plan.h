@@ -60,12 +60,17 @@ enum { NQ_NW, NQ_NE, NQ_SW, NQ_SE, NQ_QUARTERS };
  * when a run starts and stays the thread's own through the run, so the
  * slices it holds (their descriptions at its start) carry over from one
  * unit to the next. */
+/* Slots past the end of a half-board list that the pairing may write: it
+ * stores whole vectors of eight signatures, unmasked, and only the ones
+ * it counts are kept (the next vector's store starts where they end). */
+#define NQ_MITM_HALF_SLACK 8
+
 typedef struct mitm_scratch {
     nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
     nq_join_scratch *js;
     nq_join_list *lists;       /* two sorted lists' descriptions (mitm.c, flush_east) */
-    uint64_t *east, *west;     /* half_cap + 1 signatures each */
-    uint64_t *split;           /* half_cap + 1 more: where lists are sorted to */
+    uint64_t *east, *west;     /* half_cap + NQ_MITM_HALF_SLACK signatures each */
+    uint64_t *split;           /* as many more: where lists are sorted to */
     uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
     /* With shared slices: the buffers of the north and the south half
      * (slice_cap placements each), the west slice first. */
@@ -129,7 +134,8 @@ void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
 
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
- * to out[] (cap + 1 slots, cap >= the largest group of a slice) and returns
+ * to out[] (cap + NQ_MITM_HALF_SLACK slots, cap >= the largest group of a
+ * slice) and returns
  * how many; fewer than all only when out is full, and then it->done stays 0
  * and the next call resumes.  A half-board is a placement of the north
  * slice and one of the south slice over complementary subsets of `avail`,

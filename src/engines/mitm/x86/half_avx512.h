@@ -73,7 +73,11 @@ static inline size_t nq_filter_group_avx512(const nq_quarter_frame *f, const uin
 }
 
 /* pair_group(), eight placements of the group at a time (one pass for
- * most groups); never stores past out[ns - 1]. */
+ * most groups).  Each vector's pairs that fit are packed and stored as a
+ * whole vector, unmasked: a store with a mask made from their count took
+ * three more instructions a vector, and the lanes past them are
+ * overwritten by the next vector or left past the count (out has
+ * NQ_MITM_HALF_SLACK slots past ns). */
 static inline size_t nq_pair_group_avx512(uint64_t cw, uint64_t sig, const uint64_t *group_cw,
                                           const uint64_t *group_sig, size_t ns, uint64_t avoid,
                                           uint64_t *out)
@@ -88,7 +92,9 @@ static inline size_t nq_pair_group_avx512(uint64_t cw, uint64_t sig, const uint6
         const __m512i ssig = _mm512_maskz_loadu_epi64(live, group_sig + j);
         const __mmask8 fits = _mm512_mask_testn_epi64_mask(
             _mm512_mask_testn_epi64_mask(live, vcw, scw), vavoid, ssig);
-        count += nq_half_store_lanes(out + count, fits, _mm512_or_si512(vsig, ssig));
+        _mm512_storeu_si512(out + count,
+                            _mm512_maskz_compress_epi64(fits, _mm512_or_si512(vsig, ssig)));
+        count += (size_t)__builtin_popcount(fits);
     }
     return count;
 }
