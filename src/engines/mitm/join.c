@@ -138,17 +138,6 @@ static void set_range(uint64_t m[NQ_JOIN_WORDS], size_t lo, size_t hi)
     }
 }
 
-/* Bit i set when query key q misses every bit of the block's key i, so
- * that q may meet its members (the stored signatures lack the key bits:
- * this is the only place they are compared). */
-static inline uint64_t meets_of(uint32_t q, const block_keys *bk)
-{
-    uint64_t meets = 0;
-    for (int i = 0; i < bk->count; i++)
-        meets |= (uint64_t)((q & bk->key[i]) == 0) << i;
-    return meets;
-}
-
 /* The mask index of a run that meets the block members `meets` (of
  * `all`): NQ_JOIN_ALL_MEMBERS, or the last mask made when it holds the
  * same members (*masked), else a new one in js->masks. */
@@ -180,7 +169,15 @@ static uint32_t run_mask(nq_join_scratch *js, const block_keys *bk, uint64_t mee
  * member key, all of them submasks of the complement of the bits every
  * member key has.  Consecutive query buckets meeting the same members
  * form one run, whose mask (when not every member) goes to js->masks.
- * Returns the number of runs; *queries gets their total length. */
+ * Returns the number of runs; *queries gets their total length.
+ *
+ * Which block keys a query key q may meet (bit i: q misses every bit of
+ * the block's key i; the stored signatures lack the key bits, so this is
+ * the only place they are compared) is the AND, over q's bits j, of the
+ * keys lacking bit j: so js->meets[q] is js->meets[q without its lowest
+ * bit] ANDed with one mask, and the submasks come in increasing order, so
+ * that one is always set before q (the first pass sets them all; a test
+ * of every key per q took most of this function's time). */
 static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint8_t *weight,
                          nq_join_scratch *js, size_t *queries)
 {
@@ -188,9 +185,18 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
     const uint32_t keys = UINT32_C(1) << kb;
     const uint64_t all = bk->count == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bk->count) - 1;
     uint32_t common = keys - 1;
-    for (int i = 0; i < bk->count; i++)
+    uint64_t lack[NQ_JOIN_KEY_BITS_MAX]; /* lack[j]: the block keys without bit j */
+    for (int j = 0; j < kb; j++)
+        lack[j] = all;
+    for (int i = 0; i < bk->count; i++) {
         common &= bk->key[i];
+        for (uint32_t m = bk->key[i]; m; m &= m - 1) /* m & (m - 1): the next set bit */
+            lack[__builtin_ctz(m)] &= ~(UINT64_C(1) << i);
+    }
     const uint32_t free_bits = (keys - 1) & ~common;
+    uint64_t *meets_of = js->meets;
+    meets_of[0] = all;
+    int have_meets = 0;
     size_t nruns = 0, nmasks = 0, total = 0;
     uint64_t masked = 0; /* the member set js->masks[nmasks - 1] holds */
     for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
@@ -201,8 +207,10 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
         /* Submasks of free_bits in increasing order: setting the bits
          * outside it lets the +1 carry straight to the next one. */
         for (uint32_t q = 0;; q = ((q | ~free_bits) + 1) & free_bits) {
+            if (!have_meets && q)
+                meets_of[q] = meets_of[q & (q - 1)] & lack[__builtin_ctz(q)];
             if (as[q + 1] > as[q]) {
-                const uint64_t meets = meets_of(q, bk);
+                const uint64_t meets = meets_of[q];
                 if (meets) {
                     total += as[q + 1] - as[q];
                     if (nruns && meets == prev && js->runs[nruns - 1].end == as[q])
@@ -217,6 +225,7 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
             if (q == free_bits)
                 break;
         }
+        have_meets = 1;
     }
     *queries = total;
     return nruns;

@@ -99,6 +99,9 @@ typedef struct nq_join_scratch {
      * most one of each per query bucket. */
     uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
+    /* meets[q]: the block's keys that query key q may meet (join.c,
+     * block_runs), set for the keys the block's runs are looked for in. */
+    uint64_t meets[NQ_JOIN_KEYS_MAX];
     /* The sort's counters (nq_join_sort), here rather than on a thread's
      * stack: 256 KiB with the widest keys. */
     uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_ROW];
