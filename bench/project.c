@@ -25,9 +25,8 @@
  * unit, has had its pages touched by the units before (with a fresh
  * scratch per run, the kernel's first touch of mitm's lists, hundreds of
  * megabytes from N = 24 on, was 16% of the samples at N = 24 and the
- * runs took 1.25 times as long), and in list
- * order the unit before has built what neighbours share (mitm's quarter
- * slices).  So each thread keeps one solver for all its runs, solves its
+ * runs took 1.25 times as long), and in list order the unit before has
+ * built what neighbours share (mitm's quarter slices).  So each thread keeps one solver for all its runs, solves its
  * first run once untimed, and solves the unit before each run, untimed,
  * where neighbours share.  What a count adds to the units (planning, the
  * pool) is seconds, and left out.

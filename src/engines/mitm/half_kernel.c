@@ -39,9 +39,8 @@ static inline size_t pair_group(uint64_t cw, uint64_t sig, const uint64_t *group
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
  * to out[] (cap + NQ_MITM_HALF_SLACK slots, cap >= the largest group of a
- * slice) and returns
- * how many; fewer than all only when out is full, and then it->done stays 0
- * and the next call resumes.  A half-board is a placement of the north
+ * slice) and returns how many; fewer than all only when out is full, and
+ * then it->done stays 0 and the next call resumes.  A half-board is a placement of the north
  * slice and one of the south slice over complementary subsets of `avail`,
  * not attacking each other, neither having a signature bit of `avoid`.
  * The slices hold only placements that miss the queens placed beforehand
@@ -53,9 +52,7 @@ size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64
 {
     if (it->done)
         return 0;
-    /* The walk's state in locals, stored back when it returns: out[] is
-     * uint64_t, as `avoid` is, so the compiler would otherwise reload the
-     * iterator after every store of a half-board. */
+    /* The walk's state in locals, stored back when it returns. */
     const uint32_t *north_size = it->north->size, *north_first = it->north->first;
     const uint32_t *south_size = it->south->size, *south_first = it->south->first;
     const uint64_t *north_cw = it->north->cw, *north_sig = it->north->sig;

@@ -56,15 +56,15 @@ typedef struct mitm_plan {
 /* The four quarters, by where their slices sit in the scratch. */
 enum { NQ_NW, NQ_NE, NQ_SW, NQ_SE, NQ_QUARTERS };
 
-/* Per-thread scratch, carved from the pool's buffer.  The buffer is zeroed
- * when a run starts and stays the thread's own through the run, so the
- * slices it holds (their descriptions at its start) carry over from one
- * unit to the next. */
 /* Slots past the end of a half-board list that the pairing may write: it
  * stores whole vectors of eight signatures, unmasked, and only the ones
  * it counts are kept (the next vector's store starts where they end). */
 #define NQ_MITM_HALF_SLACK 8
 
+/* Per-thread scratch, carved from the pool's buffer.  The buffer is zeroed
+ * when a run starts and stays the thread's own through the run, so the
+ * slices it holds (their descriptions at its start) carry over from one
+ * unit to the next. */
 typedef struct mitm_scratch {
     nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
     nq_join_scratch *js;
@@ -135,9 +135,8 @@ void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
 /*
  * Writes the signatures (ORed with sig_or) of the side's next half-boards
  * to out[] (cap + NQ_MITM_HALF_SLACK slots, cap >= the largest group of a
- * slice) and returns
- * how many; fewer than all only when out is full, and then it->done stays 0
- * and the next call resumes.  A half-board is a placement of the north
+ * slice) and returns how many; fewer than all only when out is full, and
+ * then it->done stays 0 and the next call resumes.  A half-board is a placement of the north
  * slice and one of the south slice over complementary subsets of `avail`,
  * not attacking each other, neither having a signature bit of `avoid`.
  */

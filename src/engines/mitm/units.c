@@ -66,12 +66,18 @@ void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
 }
 
 /* C(2h, h): how many E there are. */
-static uint64_t central_binomial(int h)
+/* C(n, k), 0 <= k <= n, without a table: products of consecutive terms. */
+static uint64_t binomial(int n, int k)
 {
     uint64_t c = 1;
-    for (int i = 1; i <= h; i++)
-        c = c * (uint64_t)(h + i) / (uint64_t)i; /* exact: c * (h+i) = C(h+i, i) * i */
+    for (int i = 1; i <= k; i++)
+        c = c * (uint64_t)(n - k + i) / (uint64_t)i; /* exact: c * (n-k+i) = C(n-k+i, i) * i */
     return c;
+}
+
+static uint64_t central_binomial(int h)
+{
+    return binomial(2 * h, h);
 }
 
 /* The sizes of the quarter groups: the store's, or a table of counts
@@ -311,7 +317,8 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
          * E's east or west side, or a north-south mirror of one, whose
          * group sizes and so bound are the same. */
         cap = 0;
-        for (uint64_t i = 0; i < central_binomial(h); i++)
+        const uint64_t sides = central_binomial(h);
+        for (uint64_t i = 0; i < sides; i++)
             if (p->sides->bound[i] > cap)
                 cap = p->sides->bound[i];
         group_cap = 0;
@@ -567,11 +574,10 @@ static void east_bounds_by_column(const group_sizes *g, uint32_t east, uint64_t 
 }
 
 /* The bytes of an odd board's east-side bound table (column_bounds):
- * (h - 1) C(2h, h - 1) entries, C(2h, h - 1) = C(2h, h) h / (h + 1). */
+ * (h - 1) C(2h, h - 1) entries. */
 static size_t column_table_bytes(int h)
 {
-    return (size_t)(h - 1) * (size_t)(central_binomial(h) * (uint64_t)h / (uint64_t)(h + 1)) *
-           sizeof(uint32_t);
+    return (size_t)(h - 1) * (size_t)binomial(2 * h, h - 1) * sizeof(uint32_t);
 }
 
 /*
@@ -847,9 +853,7 @@ size_t nq_mitm_memory_estimate(int n, int threads)
      * odd N the estimate hook's east-side table while the run's scratch
      * exists (column_bounds, with its product's two operands of C(h, h/2)
      * squared terms at most). */
-    uint64_t widest = 1; /* C(h, h/2) */
-    for (int i = 1; i <= h / 2; i++)
-        widest = widest * (uint64_t)(h - h / 2 + i) / (uint64_t)i; /* exact: C(h - h/2 + i, i) */
+    const uint64_t widest = binomial(h, h / 2);
     const size_t bounds =
         !store ? 0
                : (size_t)central_binomial(h) * sizeof(uint32_t) +
