@@ -255,6 +255,7 @@ static void test_watchdog_lower_bound(void **state)
     assert_int_equal(nq_calibrate(&cfg, &cal), 0);
     assert_true(log.calls >= 1);
     assert_false(log.first.complete);
+    assert_false(log.first.extrapolated); /* the engine has no progress hook */
     assert_int_equal(log.first.units, 0);
     /* Handed out once the budget was up, with the time the running units
      * had taken: each at least from the latest unit's start to then
@@ -271,6 +272,102 @@ static void test_watchdog_lower_bound(void **state)
     assert_int_equal(atomic_load(&h.calls), NQ_ESTIMATE_MIN_CHUNKS);
     assert_int_equal(atomic_load(&h.twice), 0);
     assert_true(cal.seconds_per_cost >= SLOW_UNIT);
+    pthread_mutex_destroy(&h.lock);
+    free(h.seen);
+}
+
+/* A stand-in engine whose units sleep STEPPED_STEPS steps of STEPPED_STEP
+ * seconds and say how many are done through the progress hook (a counter
+ * in the thread's scratch, back to 0 when the unit ends). */
+#define STEPPED_STEPS 16
+#define STEPPED_STEP 0.1
+
+static void stepped_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *scratch)
+{
+    (void)job, (void)unit;
+    _Atomic int *steps = scratch;
+    for (int i = 0; i < STEPPED_STEPS; i++) {
+        struct timespec left = {0, (long)(STEPPED_STEP * 1e9)};
+        while (nanosleep(&left, &left) != 0)
+            ;
+        atomic_store(steps, i + 1);
+    }
+    atomic_store(steps, 0);
+    out->total = out->unique = 0;
+}
+
+static size_t stepped_scratch(const nq_job *job)
+{
+    (void)job;
+    return sizeof(_Atomic int);
+}
+
+static double stepped_progress(const nq_job *job, const void *scratch)
+{
+    (void)job;
+    return (double)atomic_load((_Atomic int *)scratch) / STEPPED_STEPS;
+}
+
+static const struct nq_engine_ops stepped_ops = {.id = NQ_ENGINE_MIRROR, .name = "stepped",
+                                                 .solve = stepped_solve,
+                                                 .scratch_size = stepped_scratch,
+                                                 .progress = stepped_progress};
+
+typedef struct progress_log {
+    int calls, extrapolated, complete;
+    double least; /* the smallest extrapolated seconds_per_cost */
+    handed *handed;
+} progress_log;
+
+static void take_stepped(void *user, uint64_t chunk, const nq_counts *counts)
+{
+    progress_log *log = user;
+    take_chunk(log->handed, chunk, counts);
+}
+
+static void on_stepped_overdue(const nq_calibration *c, void *user)
+{
+    progress_log *log = user;
+    log->calls++;
+    log->complete += c->complete; /* checked on the test's thread */
+    if (c->extrapolated) {
+        if (!log->extrapolated++ || c->seconds_per_cost < log->least)
+            log->least = c->seconds_per_cost;
+    }
+}
+
+/* Units whose engine says how far they are: while the sample runs, the
+ * watchdog hands out figures extrapolated from that, never below the
+ * time the steps done must have taken (each sleeps at least its step, so
+ * a unit of cost 1 takes at least STEPPED_STEPS steps' time), and the
+ * final calibration is whole. */
+static void test_watchdog_extrapolates(void **state)
+{
+    (void)state;
+    nq_job job = {.ops = &stepped_ops, .n = 8, .threads = 2, .units = 200};
+    double costs[200];
+    for (int u = 0; u < 200; u++)
+        costs[u] = 1;
+    progress_log log = {0};
+    handed h = {.seen = calloc(200, 1)};
+    pthread_mutex_init(&h.lock, NULL);
+    log.handed = &h;
+    const nq_sample_config cfg = {.job = &job, .costs = costs, .chunk_units = 1, .threads = 2,
+                                  .done = take_stepped, .overdue = on_stepped_overdue,
+                                  .user = &log};
+    nq_calibration cal;
+    assert_int_equal(nq_calibrate(&cfg, &cal), 0);
+    /* The sample (NQ_ESTIMATE_MIN_CHUNKS units of 1.6 s on two threads)
+     * runs through the watchdog's calls at 0.5, 1, 2 and 4 s: by the last
+     * of them, steps are done on any machine. */
+    assert_true(log.calls >= 1);
+    assert_true(log.extrapolated >= 1);
+    assert_int_equal(log.complete, 0);
+    assert_true(log.least >= (1 - 1e-9) * STEPPED_STEPS * STEPPED_STEP);
+    assert_true(cal.complete);
+    assert_false(cal.extrapolated);
+    assert_int_equal(cal.units, NQ_ESTIMATE_MIN_CHUNKS);
+    assert_true(cal.seconds_per_cost >= STEPPED_STEPS * STEPPED_STEP);
     pthread_mutex_destroy(&h.lock);
     free(h.seen);
 }
@@ -606,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_too_few_chunks),
         cmocka_unit_test(test_watchdog_lower_bound),
+        cmocka_unit_test(test_watchdog_extrapolates),
         cmocka_unit_test(test_count_calls_back),
         cmocka_unit_test(test_journal_units_left),
         cmocka_unit_test(test_sample_not_solved_twice),

@@ -16,6 +16,10 @@ each estimate is compared with the time the same run took.
   progress line on a terminal shows it.  N=23 with `full` on one thread:
   its units take tens of seconds, so the lower bound comes first on any
   machine up to dozens of times faster than a laptop.
+* N = 28 with mitm on two threads, whose units take from half a minute to
+  a quarter of an hour: the estimate extrapolated from how far the sample's
+  units are comes before any of them ends, the progress line then has an
+  ETA, and the process stays under 4 GiB meanwhile.
 """
 import json
 import os
@@ -110,6 +114,50 @@ class Announcement(unittest.TestCase):
         frame = lines[-1].split("\r\x1b[K")[-1]
         self.assertRegex(frame, r"^(\[\.+\] )?0\.0%, ETA --, elapsed \d+:\d\d, "
                          r"expected over [\d.]+ (hours|days) in all(, 0/18410 units)?")
+
+
+def peak_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Extrapolation(unittest.TestCase):
+    ARGS = ["28", "-e", "mitm", "-t", "2", "--progress"]
+    SAID = (r"nqueens: this count is expected to take about [\d.]+ (days|years) \(engine mitm, "
+            r"2 threads, 10034104 subproblems; extrapolated from how far the subproblems timed "
+            r"to estimate it are\)")
+    LIMIT = 120  # a guard against a hang (3 s on a 2-core Zen 5), not a speed requirement
+
+    def test_eta_before_a_unit_ends(self):
+        proc = subprocess.Popen([NQUEENS, *self.ARGS], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        start, said, frame, peak = time.monotonic(), None, None, 0
+        try:
+            for line in proc.stderr:
+                peak = max(peak, peak_kib(proc.pid))
+                if said is None and "extrapolated" in line:
+                    said = line
+                    print(f"  extrapolated after {time.monotonic() - start:.1f} s: {line.strip()}",
+                          file=sys.stderr)
+                elif said is not None and line.startswith("progress:"):
+                    frame = line
+                    break
+                if time.monotonic() - start > self.LIMIT:
+                    break
+            peak = max(peak, peak_kib(proc.pid))
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=120)
+        self.assertIsNotNone(said, "no extrapolated estimate")
+        self.assertRegex(said, "^" + self.SAID + "\n$")
+        self.assertIsNotNone(frame, "no progress line after it")
+        self.assertRegex(frame, r"^progress: 0\.0%, ETA \d+:\d\d:\d\d, .*expected [\d.]+ "
+                         r"(days|years) in all, 0/10034104 units")
+        self.assertLess(peak, 4 << 20, f"peak {peak} KiB")
+        self.assertEqual(proc.returncode, 130)
 
 
 if __name__ == "__main__":

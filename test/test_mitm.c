@@ -5,12 +5,15 @@
  * plain engine, a solution listing, a direct check of each placement).
  * The join on its own is test_join.c's.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -505,6 +508,85 @@ static void test_quarter_store_threads(void **state)
     }
 }
 
+/* A unit solved on a thread of its own, for test_unit_progress. */
+typedef struct progress_unit {
+    nq_job *job;
+    uint64_t unit;
+    void *scratch;
+    nq_counts counts;
+    atomic_int done;
+} progress_unit;
+
+static void *solve_progress_unit(void *arg)
+{
+    progress_unit *pu = arg;
+    pu->job->ops->solve(pu->job, pu->unit, &pu->counts, pu->scratch);
+    atomic_store(&pu->done, 1);
+    return NULL;
+}
+
+/* Solves pu's unit on another thread while reading the progress hook
+ * here.  Returns how many readings were strictly between 0 and 1; fails
+ * when one is outside [0, 1] or below the one before, or when the hook
+ * does not read 0 once the unit is done. */
+static int watch_unit(progress_unit *pu)
+{
+    const nq_job *job = pu->job;
+    atomic_store(&pu->done, 0);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, solve_progress_unit, pu), 0);
+    double last = 0;
+    int inside = 0, back = 0, outside = 0, ended = 0;
+    while (!atomic_load(&pu->done)) {
+        const double f = job->ops->progress(job, pu->scratch);
+        outside += f < 0 || f > 1;
+        /* 0 after more is the reset as the unit ends (done follows it):
+         * from then on nothing more may come. */
+        ended |= f == 0 && last > 0;
+        if ((f > 0 && f < last) || (ended && f > 0))
+            fprintf(stderr, "# %.9f after %.9f\n", f, last), back++;
+        inside += f > 0 && f < 1;
+        last = f;
+        const struct timespec nap = {0, 50000}; /* leaves the solver the core on a busy machine */
+        nanosleep(&nap, NULL);
+    }
+    pthread_join(thread, NULL);
+    assert_int_equal(outside, 0);
+    assert_int_equal(back, 0);
+    assert_true(job->ops->progress(job, pu->scratch) == 0);
+    return inside;
+}
+
+/* The progress hook: none below N = 24 (units too short to report on);
+ * at N = 24, read from another thread while a long unit runs (unit 194,
+ * the costliest of the first 4,096 by the cost hook, which takes 8 s to
+ * ask at N = 24: 0.45 s on one Zen 5 thread), with the halves in one
+ * batch and in several, it stays in
+ * [0, 1], never goes back, is seen between 0 and 1 (within a few tries:
+ * the reading thread may be kept off the CPU for a whole unit), and is 0
+ * once the unit is done. */
+static void test_unit_progress(void **state)
+{
+    (void)state;
+    nq_job *small = nq_test_mitm_job(20, 1, NULL);
+    assert_true(small->ops->progress(small, NULL) < 0);
+    nq_job_free(&small);
+    for (int way = 0; way < 2; way++) {
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        t.batch_limit = way ? (size_t)1 << 18 : 0;
+        progress_unit pu = {.job = nq_test_mitm_job(24, 1, &t), .unit = 194};
+        pu.scratch = calloc(1, pu.job->ops->scratch_size(pu.job));
+        assert_non_null(pu.scratch);
+        int inside = 0;
+        for (int tries = 0; tries < 10 && !inside; tries++)
+            inside = watch_unit(&pu);
+        assert_true(inside > 0);
+        free(pu.scratch);
+        nq_job_free(&pu.job);
+    }
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -575,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_unit_costs),
         cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_quarter_slices),
+        cmocka_unit_test(test_unit_progress),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

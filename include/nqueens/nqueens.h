@@ -164,7 +164,10 @@ typedef void (*nq_progress_fn)(const nq_progress *progress, void *user);
  * model spreads the calibrated costs of the chunks left over the threads
  * as the pool will.  When the sample's units outlast half a second, lower
  * bounds come first (at_least = 1), rising while they run, and the
- * calibrated figure when they finish.
+ * calibrated figure when they finish.  Engines that say how far a unit is
+ * (mitm from N = 24 on, whose units take up to many minutes) turn the
+ * bounds into figures extrapolated from it (extrapolated = 1) as soon as
+ * the units timed are a little way in.
  */
 typedef struct nq_estimate {
     double seconds;          /**< expected wall time of the whole nq_count() call,
@@ -179,6 +182,9 @@ typedef struct nq_estimate {
     double seconds_per_cost; /**< the calibration: wall seconds a thread takes per unit
                                   of the engine's relative cost estimate while all
                                   threads work (a lower bound when at_least) */
+    int extrapolated;        /**< 1: seconds is extrapolated from how far the units
+                                  timed are (at_least is 0), and the calibrated figure
+                                  follows when they finish */
 } nq_estimate;
 
 typedef void (*nq_estimate_fn)(const nq_estimate *estimate, void *user);

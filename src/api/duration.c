@@ -94,7 +94,8 @@ static void deliver(const estimate_run *er, const nq_calibration *cal)
         return;
     const nq_estimate e = {
         .seconds = nq_now() - er->run->cfg.start + solve,
-        .at_least = !cal->complete,
+        .at_least = !cal->complete && !cal->extrapolated,
+        .extrapolated = cal->extrapolated,
         .engine = job->ops->id,
         .threads = job->threads,
         .units = er->units_left,

@@ -239,14 +239,14 @@ static void show_notice(const char *message, void *user)
 }
 
 /* The estimate callback: keeps the estimate for --json and the progress
- * line, and announces a long count, once as a lower bound when that came
- * first and again when calibrated. */
+ * line, and announces a long count, once as a lower bound and once as an
+ * extrapolation when those came first, and again when calibrated. */
 static void take_estimate(const nq_estimate *e, void *user)
 {
     nq_cli_progress_view *v = user;
     v->opt->estimate = e->seconds;
     v->at_least = e->at_least;
-    const int level = e->at_least ? 1 : 2;
+    const int level = e->at_least ? 1 : e->extrapolated ? 2 : 3;
     if (e->seconds < NQ_CLI_LONG_RUN || v->announced >= level)
         return;
     char words[32];
@@ -257,6 +257,8 @@ static void take_estimate(const nq_estimate *e, void *user)
             e->threads == 1 ? "" : "s", e->units);
     if (e->at_least)
         fputs("the subproblems timed to estimate it are still running)\n", stderr);
+    else if (e->extrapolated)
+        fputs("extrapolated from how far the subproblems timed to estimate it are)\n", stderr);
     else
         fprintf(stderr, "estimated from %" PRIu64 " timed along the list, part of the count)\n",
                 e->sample_units);

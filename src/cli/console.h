@@ -36,7 +36,8 @@ typedef struct nq_cli_progress_view {
     unsigned samples;
     const char *prog;
     nq_cli_options *opt;   /* receives the estimate, for --json */
-    int announced;         /* 0, or 1/2 once a lower bound/calibrated estimate was said */
+    int announced;         /* 0, or 1/2/3 once a lower bound/extrapolated/calibrated
+                            * estimate was said */
     int at_least;          /* the last estimate was a lower bound */
 } nq_cli_progress_view;
 

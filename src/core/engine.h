@@ -41,6 +41,13 @@ struct nq_engine_ops {
      * costs[0 .. job->units) (the one the plan chose its split depth by;
      * see model.h).  Returns 0 or NQ_ENOMEM.  NULL when the engine has none. */
     int (*estimate)(const nq_job *job, double *costs);
+    /* Optional: the share of the unit being solved with `scratch` that is
+     * done, 0..1, by the engine's own measure of its work; called from
+     * another thread while solve() runs (so it reads only atomics), and 0
+     * between units.  Negative when the job's units are too short to
+     * report on.  Lets the estimate extrapolate from units of minutes
+     * before the first one ends.  NULL when the engine has none. */
+    double (*progress)(const nq_job *job, const void *scratch);
 };
 
 struct nq_job {

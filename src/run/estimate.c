@@ -7,7 +7,8 @@
  * thread sleeps until the budget is up; if the sample is still running
  * then (units of hours at large N), it hands out a lower bound at once,
  * so a caller can warn before those units end, and a higher one each time
- * the wait has doubled.
+ * the wait has doubled; once the engine says how far the running units
+ * are, a figure extrapolated from that instead.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@ typedef struct running {
     double started;    /* start time of the chunk, or -1 when not running */
     double cost_done;  /* cost of its units finished */
     double cost_unit;  /* cost of the unit running */
+    const void *scratch; /* the solving thread's (for the engine's progress hook) */
 } running;
 
 typedef struct sample {
@@ -179,6 +181,7 @@ static int solve_chunk(sample *s, int64_t i, void *scratch, nq_counts *sum)
             return 0;
         pthread_mutex_lock(&s->lock);
         s->state[i].cost_unit = cfg->costs[u];
+        s->state[i].scratch = scratch;
         pthread_mutex_unlock(&s->lock);
         nq_counts one;
         job->ops->solve(job, u, &one, scratch);
@@ -233,23 +236,37 @@ static void sample_chunks(sample *s)
 
 /* The calibration so far, under the lock.  While chunks run, their time
  * so far is added to the finished chunks', and the cost of their units
- * finished and of the unit running to the cost: a lower bound of the
- * rate, since the running unit will take at least the time it has. */
+ * finished and of the units running to the cost: all of a running unit's
+ * cost gives a lower bound of the rate, since the unit will take at least
+ * the time it has; the share the engine's progress hook says is done
+ * gives an extrapolation, used once every running unit has one and they
+ * cover NQ_ESTIMATE_PROGRESS_MIN of their chunks' cost so far (before
+ * that, the work a unit does before its hook moves weighs too much). */
 static nq_calibration snapshot(const sample *s, int complete)
 {
     const double now = nq_now();
-    double time = s->time_sum, cost = s->cost_sum;
-    for (uint64_t i = 0; i < s->next && !complete; i++)
-        if (s->state[i].started >= 0) {
-            time += now - s->state[i].started;
-            cost += s->state[i].cost_done + s->state[i].cost_unit;
-        }
+    const nq_job *job = s->cfg->job;
+    double time = s->time_sum, bound = 0, known = 0;
+    int measured = job->ops->progress != NULL;
+    for (uint64_t i = 0; i < s->next && !complete; i++) {
+        const running *r = &s->state[i];
+        if (r->started < 0)
+            continue;
+        time += now - r->started;
+        bound += r->cost_done + r->cost_unit;
+        const double f = measured && r->cost_unit > 0 ? job->ops->progress(job, r->scratch) : 0;
+        measured = measured && f >= 0;
+        known += r->cost_done + (f < 1 ? f : 1) * r->cost_unit;
+    }
+    const int extrapolated = measured && known > 0 && known >= NQ_ESTIMATE_PROGRESS_MIN * bound;
+    const double cost = s->cost_sum + (extrapolated ? known : bound);
     return (nq_calibration){
         .seconds_per_cost = cost > 0 ? time / cost : 0,
         .chunks = s->finished,
         .units = s->units,
         .seconds = now - s->t0,
         .complete = complete,
+        .extrapolated = extrapolated,
     };
 }
 

@@ -57,6 +57,10 @@
  * with a barrier (every thread waits for the last sample chunk), which is
  * what it costs a run: at most a chunk per thread. */
 #define NQ_ESTIMATE_SHARE 0.02
+/* The least share of the running sample chunks' cost (units finished and
+ * running) that the engine's progress hook must say is done before the
+ * watchdog hands out a figure extrapolated from it rather than a bound. */
+#define NQ_ESTIMATE_PROGRESS_MIN 0.05
 #define NQ_ESTIMATE_MIN_CHUNKS 8
 #define NQ_ESTIMATE_MAX_SHARE 0.25
 
@@ -66,11 +70,16 @@ typedef struct nq_calibration {
     double seconds_per_cost; /* the sample chunks' times over their costs; while
                               * !complete, a lower bound that counts the time
                               * the running chunks have taken so far over the
-                              * cost of their units finished and running */
+                              * cost of their units finished and running, or,
+                              * when extrapolated, over the cost of their units
+                              * finished and the share of the running ones done */
     uint64_t chunks;         /* sample chunks finished */
     uint64_t units;          /* units in them */
     double seconds;          /* wall time the sample took (so far) */
     int complete;            /* every sample unit finished */
+    int extrapolated;        /* !complete, and seconds_per_cost is extrapolated from
+                              * the progress of the units running (the engine's
+                              * hook, core/engine.h), not a bound */
 } nq_calibration;
 
 typedef struct nq_sample_config {
@@ -96,8 +105,9 @@ typedef struct nq_sample_config {
     void (*give_back)(void *user, uint64_t chunk);
     /* Optional: called from a thread of its own when the sample is still
      * running NQ_ESTIMATE_BUDGET seconds after it started, with the lower
-     * bound, and again, with a higher one, each time the time since the
-     * start has doubled; never after nq_calibrate() returns. */
+     * bound (or the extrapolation, see nq_calibration), and again each time
+     * the time since the start has doubled; never after nq_calibrate()
+     * returns. */
     void (*overdue)(const nq_calibration *lower, void *user);
     void *user;
 } nq_sample_config;

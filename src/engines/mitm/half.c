@@ -23,12 +23,17 @@ size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int share
            (half_cap + 1) * sizeof(uint16_t);
 }
 
+nq_join_scratch *nq_mitm_scratch_join(const void *raw)
+{
+    const uintptr_t at = (uintptr_t)((const nq_quarter_slice *)raw + NQ_QUARTERS);
+    return (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
+}
+
 mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
 {
     mitm_scratch s;
     s.quarter = raw;
-    uintptr_t at = (uintptr_t)(s.quarter + NQ_QUARTERS);
-    s.js = (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
+    s.js = nq_mitm_scratch_join(raw);
     s.lists = (nq_join_list *)(s.js + 1);
     s.east = (uint64_t *)(((uintptr_t)(s.lists + 2) + 63) & ~(uintptr_t)63);
     s.west = s.east + p->half_cap + NQ_MITM_HALF_SLACK;

@@ -269,6 +269,9 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
     const nq_join_loops *loops = nq_join_loops_of(kernel);
     block_keys bk;
     uint64_t count = 0;
+    /* The unit's progress per signature of the sliced list: its blocks
+     * cost alike, give or take their queries. */
+    const double progress_step = js->progress_span / (double)b->len;
     for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {
         uint8_t w[NQ_JOIN_MAX_CLASSES];
         for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++)
@@ -278,6 +281,10 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
         size_t end;
         for (size_t first = bs[0]; first < bs[keys]; first = end) {
             end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
+            if (progress_step > 0)
+                atomic_store_explicit(&js->progress,
+                                      (uint64_t)(js->progress_base + progress_step * (double)first),
+                                      memory_order_relaxed);
             while (bs[k0 + 1] <= first)
                 k0++;
             bk.count = 0;

@@ -10,6 +10,7 @@
 #ifndef NQ_JOIN_H
 #define NQ_JOIN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,13 @@ typedef struct nq_join_scratch {
     /* The sort's counters (nq_join_sort), here rather than on a thread's
      * stack: 256 KiB with the widest keys. */
     uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_ROW];
+    /* How far the thread's unit is (the engine's progress hook reads it
+     * from another thread), in 2^-32 of the unit: a sorted join with
+     * progress_span > 0 moves it from progress_base to progress_base +
+     * progress_span (both in those units) as its blocks pass, in
+     * proportion to the sliced list's signatures. */
+    double progress_base, progress_span;
+    _Atomic uint64_t progress;
 } nq_join_scratch;
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */

@@ -116,6 +116,12 @@ typedef struct unit_join {
     nq_join_order *order;
     uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
     uint64_t pairs;
+    /* How far the unit is (when p->progress): the pairs each side's walks
+     * try in all (walk_pairs), those of the east configurations before the
+     * one walked now, the share of the east halves joined so far, and the
+     * walk the east halves come from now (NULL once all are in). */
+    double west_pairs, east_pairs, east_before, east_joined;
+    const half_iter *east_walk;
 } unit_join;
 
 /* Key bits for joining lists of nw and ne halves.  Wider keys skip more
@@ -142,6 +148,52 @@ static int key_width(size_t nw, size_t ne)
     if (pairs >= NQ_MITM_WIDEST_KEY_PAIRS && longer >= NQ_MITM_WIDEST_KEY_LIST)
         return shorter >= NQ_MITM_LONGEST_LISTS ? 14 : 12;
     return pairs >= NQ_MITM_WIDE_KEY_PAIRS ? 8 : 6;
+}
+
+/* The pairs of placements (north placement, south group member) the walk
+ * `it` tries before where it stands, or in all when `whole`: a side's
+ * work, as its halves, their sorting and their joins grow with the pairs
+ * it tries (it keeps about the same share of them throughout).  A step
+ * per column set, against many pairs per set in the walk itself. */
+static double walk_pairs(const mitm_plan *p, const half_iter *it, int whole)
+{
+    const uint32_t last = nq_last_same_popcount(it->k, p->h);
+    double pairs = 0;
+    for (uint32_t cols = (UINT32_C(1) << it->k) - 1;; cols = nq_next_same_popcount(cols)) {
+        const uint32_t south_cols = it->avail & ~cols;
+        const double ns = cols & ~it->avail ? 0 : (double)it->south->size[south_cols];
+        if (!whole && !it->done && cols == it->cols)
+            return pairs + ns * it->next_i; /* the north placements before next_i are paired */
+        pairs += ns * it->north->size[cols];
+        if (cols == last)
+            return pairs;
+    }
+}
+
+/* done over all, 1 when all is 0. */
+static double share(double done, double all)
+{
+    return all > 0 ? done / all : 1;
+}
+
+/* Before the join of an east batch holding the share e0 .. e1 of the east
+ * halves with a west batch holding w0 .. w1 of the west ones: the join
+ * moves the unit's progress across that rectangle of its pairs (the
+ * rectangles before it are joined: each east batch meets every west
+ * batch in turn). */
+static void join_span(const unit_join *u, double e0, double e1, double w0, double w1)
+{
+    nq_join_scratch *js = u->s->js;
+    js->progress_base = 0x1p32 * (e0 + (e1 - e0) * w0);
+    js->progress_span = 0x1p32 * (e1 - e0) * (w1 - w0);
+}
+
+/* After that join: the unit's progress at the rectangle's end. */
+static void joined(const unit_join *u)
+{
+    nq_join_scratch *js = u->s->js;
+    atomic_store_explicit(&js->progress, (uint64_t)(js->progress_base + js->progress_span),
+                          memory_order_relaxed);
 }
 
 /* Chooses the sort order of the unit's joins, once: the class bits, and
@@ -184,10 +236,22 @@ static void flush_east(unit_join *u)
     /* The west halves sorted (west_whole: all of them, kept from the first
      * join on), and the east batch sorted. */
     nq_join_list *west = &s->lists[0], *east = &s->lists[1];
+    /* The share of the east halves in this batch: from the last batch's
+     * end to where their walk stands now. */
+    double e0 = 0, e1 = 0;
+    if (p->progress) {
+        e0 = u->east_joined;
+        e1 = u->east_walk ? share(u->east_before + walk_pairs(p, u->east_walk, 0), u->east_pairs)
+                          : 1;
+        u->east_joined = e1;
+        join_span(u, e0, e1, 0, 1);
+    }
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
         u->pairs +=
             nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, p->join_kernel, s->js);
+        if (p->progress)
+            joined(u);
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
@@ -196,6 +260,8 @@ static void flush_east(unit_join *u)
         nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->west, east);
         u->pairs +=
             nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
+        if (p->progress)
+            joined(u);
     } else {
         if (!u->ordered)
             choose_order(u);
@@ -204,12 +270,19 @@ static void flush_east(unit_join *u)
         half_iter wi = u->west_rest;
         if (!u->west_first_kept)
             nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
+        double w0 = 0; /* the share of the west halves before this batch */
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
+            const double w1 = p->progress ? share(walk_pairs(p, &wi, 0), u->west_pairs) : 0;
+            if (p->progress)
+                join_span(u, e0, e1, w0, w1);
             u->pairs +=
                 nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
+            if (p->progress)
+                joined(u);
+            w0 = w1;
         }
         u->west_first_kept = 0;
     }
@@ -224,11 +297,35 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     const mitm_plan *p = u->p;
     half_iter ei;
     nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
+    u->east_walk = &ei;
     while (!ei.done) {
         u->ne += nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
         if (!ei.done)
             flush_east(u); /* buffer full: an empty one always makes progress */
     }
+    if (p->progress)
+        u->east_before += walk_pairs(p, &ei, 1);
+    u->east_walk = NULL;
+}
+
+/* The pairs the east walks of all the unit's configurations try (see
+ * mitm_solve for the columns and signature bits of each). */
+static double east_pairs(const unit_join *u, const nq_mitm_unit *d)
+{
+    const int h = u->p->h;
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    half_iter ei;
+    if (d->a_first == 0) {
+        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], hm, 0);
+        return walk_pairs(u->p, &ei, 1);
+    }
+    double pairs = 0;
+    for (int a = d->a_first; a <= d->a_last; a++) {
+        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE],
+                           hm & ~(UINT32_C(1) << (a - 1)), 0);
+        pairs += walk_pairs(u->p, &ei, 1);
+    }
+    return pairs;
 }
 
 /*
@@ -274,6 +371,8 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     nq_mitm_prepare_side(p, &s, 1, u.west_n, u.west_s, u.wp1, u.wp2);
     half_iter wi;
     nq_mitm_half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], hm, 0);
+    if (p->progress)
+        u.west_pairs = walk_pairs(p, &wi, 1);
     u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);
     u.west_whole = wi.done; /* the usual case: all west halves fit */
     u.west_first_kept = !u.west_whole;
@@ -288,6 +387,8 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     if (u.keyed)
         nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
     nq_mitm_prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
+    if (p->progress)
+        u.east_pairs = east_pairs(&u, &d);
     if (d.a_first == 0) {
         add_east(&u, hm, 0, 0);
     } else {
@@ -299,6 +400,19 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     if (u.ne)
         flush_east(&u);
     out->total = (nq_u128)u.pairs * d.weight;
+    if (p->progress) /* between units, as the hook promises */
+        atomic_store_explicit(&s.js->progress, 0, memory_order_relaxed);
+}
+
+/* The share of the thread's unit joined (see unit_join), on the boards
+ * whose units report it. */
+static double mitm_progress(const nq_job *job, const void *scratch)
+{
+    const mitm_plan *p = job->plan;
+    if (!p->progress || !scratch)
+        return -1;
+    const nq_join_scratch *js = nq_mitm_scratch_join(scratch);
+    return (double)atomic_load_explicit(&js->progress, memory_order_relaxed) * 0x1p-32;
 }
 
 
@@ -311,4 +425,5 @@ const struct nq_engine_ops nq_engine_mitm = {
     .scratch_size = nq_mitm_scratch_size,
     .release = nq_mitm_release,
     .estimate = nq_mitm_estimate,
+    .progress = mitm_progress,
 };

@@ -51,6 +51,11 @@ typedef struct mitm_plan {
     int shared_slices;   /* a unit's west and east slices of one half share a buffer */
     uint64_t stride;     /* 0, or unit u stands for entry u * stride mod units */
     size_t scratch_bytes;
+    /* Units report how far they are (mitm.c, unit_join): the boards
+     * without a store, whose units take from tenths of a second to many
+     * minutes; on smaller ones the walk to measure it would cost more
+     * than it tells. */
+    int progress;
 } mitm_plan;
 
 /* The four quarters, by where their slices sit in the scratch. */
@@ -108,6 +113,10 @@ size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int share
 /* The scratch laid out in the pool's buffer raw (plan p's scratch_bytes);
  * slices still zero (a thread's first unit of a run) are set up empty. */
 mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw);
+
+/* Where the join's scratch sits in the buffer raw, as carved; touches
+ * nothing, so another thread may ask while the owner solves. */
+nq_join_scratch *nq_mitm_scratch_join(const void *raw);
 
 /* Makes the slices of one side (the west one when west, columns from 0,
  * else the east one) hold its quarters' placements on rows_n and rows_s
