@@ -30,6 +30,7 @@ enum long_only {
     OPT_AUDIT,
     OPT_PROJECT,
     OPT_PROJECT_LIMIT,
+    OPT_PROJECT_PART,
     OPT_MIN_RUNS,
     OPT_MAX_RUNS,
     OPT_PRECISION,
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
     {"audit", required_argument, NULL, OPT_AUDIT},
     {"project", required_argument, NULL, OPT_PROJECT},
     {"project-limit", required_argument, NULL, OPT_PROJECT_LIMIT},
+    {"project-part", required_argument, NULL, OPT_PROJECT_PART},
     {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
     {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
     {"precision", required_argument, NULL, OPT_PRECISION},
@@ -139,6 +141,11 @@ static void usage(FILE *out)
             "                        with --project: keep doubling past 16 x S runs\n"
             "                        while the next doubling should end within SECONDS\n"
             "                        of the projection's start (1..10000000)\n"
+            "      --project-part SHARE\n"
+            "                        with --project: time each unit until SHARE of it\n"
+            "                        (0..1, or a percentage) is joined and scale up, for\n"
+            "                        units too long to time whole (mitm from N = 24 on;\n"
+            "                        default: whole units)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             here, NQ_MAX_SPLIT_DEPTH, NQ_MODEL_MAX_WORKERS);
@@ -347,6 +354,20 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
                       "from 1 to 10000000", arg);
         o->project_limit = value;
         break;
+    case OPT_PROJECT_PART: {
+        char *end;
+        errno = 0;
+        double p = strtod(arg, &end);
+        if (end != arg && *end == '%' && end[1] == '\0') {
+            p /= 100;
+            end++;
+        }
+        if (end == arg || *end || errno || !(p > 0 && p <= 1))
+            die_usage("invalid share '%s' for --project-part: expected a fraction of a unit "
+                      "above 0 and at most 1 (0.1) or a percentage (10%%)", arg);
+        o->project_part = p;
+        break;
+    }
     case OPT_RANKS:
         if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
             die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
@@ -421,6 +442,8 @@ static void finish_options(bench_options *o)
         die_usage("--ranks applies to --predict only");
     if (o->project_limit > 0 && o->mode != MODE_PROJECT)
         die_usage("--project-limit applies to --project only");
+    if (o->project_part > 0 && o->mode != MODE_PROJECT)
+        die_usage("--project-part applies to --project only");
     if (o->mode == MODE_AUDIT) { /* audits mitm's units; no other engine has them */
         if (o->engines_given && (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM))
             die_usage("--audit checks the units of engine mitm only");
@@ -432,6 +455,15 @@ static void finish_options(bench_options *o)
             if (o->n.values[i] < NQ_MITM_MIN_N)
                 die_usage("--audit checks mitm's join units, which boards below N=%d do not "
                           "have (N=%d asked)", NQ_MITM_MIN_N, o->n.values[i]);
+    }
+    if (o->project_part > 0) { /* only mitm's units say how far they are */
+        if (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM)
+            die_usage("--project-part times parts of engine mitm's units only (-e mitm)");
+        for (int i = 0; i < o->n.count; i++)
+            if (o->n.values[i] < NQ_MITM_PROGRESS_MIN_N)
+                die_usage("--project-part needs units that say how far they are, which mitm's "
+                          "have from N=%d on (N=%d asked)", NQ_MITM_PROGRESS_MIN_N,
+                          o->n.values[i]);
     }
     /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
      * library's thread limit, which nqueens-mpi plans within too). */

@@ -39,6 +39,7 @@ typedef struct bench_options {
     int audit;   /* --audit K: units to check */
     int project; /* --project S: units to time */
     double project_limit; /* --project-limit SECONDS, or 0 */
+    double project_part;  /* --project-part SHARE, or 0: whole units */
     int engines_given;
     enum bench_mode mode;
     const char *csv_path, *json_path, *plot_path, *markdown_path;

@@ -41,6 +41,7 @@
 #include <omp.h>
 #endif
 
+#include "api/job.h"
 #include "bench.h"
 
 #define PROJECT_RUN 8
@@ -107,32 +108,50 @@ typedef struct runner {
     int warm; /* it has solved a unit: its pages are touched */
 } runner;
 
+/* Solves unit u on runner r whole, or, with part > 0, until that share of
+ * it is done, adding the share reached to *share.  Returns 0 or a negative
+ * NQ_E* code. */
+static int solve(runner *r, uint64_t u, double part, double *share)
+{
+    nq_counts c;
+    double reached = 1;
+    const int ret = part > 0 ? nq_solver_solve_part(r->solver, u, part, &reached)
+                             : nq_solver_solve(r->solver, u, &c);
+    *share += reached;
+    return ret;
+}
+
 /* Times the units first .. first + len - 1 into *seconds (CPU seconds per
  * unit) as a count meets them, on runner r: after the unit before (solved
  * untimed), when neighbours share what a thread keeps (warm_up).  A runner's
  * first run is solved once untimed before, so that the scratch's first
  * touch, which a count pays once per thread, is not charged to one run.
- * Returns 0 or a negative NQ_E* code. */
-static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, double *seconds)
+ * With part > 0 (units of minutes), each unit, the untimed ones too, is
+ * solved only until that share of it is done, and its time is scaled up by
+ * the share reached: a unit's joins go at an even pace, so its time is
+ * about proportional to how far they are (docs/performance.md measures how
+ * closely).  Returns 0 or a negative NQ_E* code. */
+static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, double part,
+                    double *seconds)
 {
-    nq_counts c = {0, 0};
+    double untimed = 0, share = 0;
     int ret = 0;
     if (!r->warm)
-        ret = nq_solver_solve(r->solver, first, &c);
+        ret = solve(r, first, part, &untimed);
     r->warm = 1;
     if (ret == 0 && warm_up && first > 0)
-        ret = nq_solver_solve(r->solver, first - 1, &c);
+        ret = solve(r, first - 1, part, &untimed);
     const double t0 = thread_cpu_now();
     for (uint64_t u = first; ret == 0 && u < first + len; u++)
-        ret = nq_solver_solve(r->solver, u, &c);
-    *seconds = (thread_cpu_now() - t0) / (double)len;
+        ret = solve(r, u, part, &share);
+    *seconds = share > 0 ? (thread_cpu_now() - t0) / share : 0;
     return ret;
 }
 
 /* Times runs [from, to) of the sample on `threads` threads, thread i on
  * runners[i].  Returns 0 or a negative NQ_E* code. */
-static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up, int strata,
-                     uint64_t from, uint64_t to, int threads, double *seconds)
+static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up, double part,
+                     int strata, uint64_t from, uint64_t to, int threads, double *seconds)
 {
     int error = 0;
     (void)threads;
@@ -146,7 +165,8 @@ static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up,
         runner *r = &runners[0];
 #endif
         const int ret =
-            time_run(r, run_start((uint64_t)k, strata, units, len), len, warm_up, &seconds[k]);
+            time_run(r, run_start((uint64_t)k, strata, units, len), len, warm_up, part,
+                     &seconds[k]);
         if (ret < 0) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -192,7 +212,7 @@ static double wall_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int bench_project(const nq_settings *s, int samples, double limit)
+int bench_project(const nq_settings *s, int samples, double limit, double part)
 {
     const double start = wall_now();
     nq_settings one = *s;
@@ -229,7 +249,7 @@ int bench_project(const nq_settings *s, int samples, double limit)
         }
         seconds = more;
         const double round_start = wall_now();
-        ret = time_runs(runners, units, len, warm_up, strata, t, next, threads, seconds);
+        ret = time_runs(runners, units, len, warm_up, part, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
         if (se <= PROJECT_TARGET * mean)
@@ -253,11 +273,14 @@ int bench_project(const nq_settings *s, int samples, double limit)
     free(seconds);
     if (ret < 0)
         return ret;
+    char parts[48] = "";
+    if (part > 0)
+        snprintf(parts, sizeof parts, ", each to %.3g%% of the unit, scaled", 100 * part);
     printf("project: %s N=%d, %" PRIu64 " units, %" PRIu64 " x %" PRIu64
-           " timed (stratified%s): %.4g s a unit (+- %.2g), "
+           " timed (stratified%s%s): %.4g s a unit (+- %.2g), "
            "%.4g core-hours (+- %.2g, %.1f%%, %s, %.0f s)\n",
            nq_engine_name(s->engine), s->n, units, t, len,
-           warm_up ? ", each after the unit before" : "", mean, se,
+           warm_up ? ", each after the unit before" : "", parts, mean, se,
            mean * (double)units / 3600, se * (double)units / 3600,
            mean > 0 ? 100 * se / mean : 0.0, why, wall_now() - start);
     fflush(stdout);

@@ -149,6 +149,16 @@ int nq_solver_solve(nq_solver *s, uint64_t unit, nq_counts *out)
     return 0;
 }
 
+int nq_solver_solve_part(nq_solver *s, uint64_t unit, double share, double *reached)
+{
+    if (!s || !reached || unit >= s->job->units || !(share > 0 && share <= 1))
+        return NQ_EINVAL_ARG;
+    if (!s->job->ops->solve_part)
+        return NQ_EUNSUPPORTED;
+    *reached = s->job->ops->solve_part(s->job, unit, share, s->scratch);
+    return *reached < 0 ? NQ_EUNSUPPORTED : 0;
+}
+
 void nq_solver_free(nq_solver **s)
 {
     if (!s || !*s)

@@ -16,4 +16,12 @@
  * NQ_EINVAL_ENGINE with *out NULL. */
 int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth);
 
+/* Solves unit `unit` on the solver only until `share` of it (0 < share
+ * <= 1) is done by the engine's measure of a unit's progress, for timing
+ * units too long to time whole (nqueens-bench --project-part), and sets
+ * *reached to the share reached (1 when the unit ended first).  Its counts
+ * are lost.  Returns 0, NQ_EINVAL_ARG, or NQ_EUNSUPPORTED when the engine
+ * cannot tell how far this job's units are. */
+int nq_solver_solve_part(nq_solver *s, uint64_t unit, double share, double *reached);
+
 #endif /* NQ_API_JOB_H */

@@ -48,6 +48,12 @@ struct nq_engine_ops {
      * report on.  Lets the estimate extrapolate from units of minutes
      * before the first one ends.  NULL when the engine has none. */
     double (*progress)(const nq_job *job, const void *scratch);
+    /* Optional, beside progress: solves unit `unit` only until `share` of
+     * it (0 < share <= 1) is done by progress()'s measure, to time a part
+     * of a unit too long to time whole, and returns the share reached (at
+     * least `share`, or 1 when the unit ended first; negative, solving
+     * nothing, where progress() is).  The unit's counts are lost. */
+    double (*solve_part)(const nq_job *job, uint64_t unit, double share, void *scratch);
 };
 
 struct nq_job {

@@ -110,9 +110,14 @@ typedef struct nq_join_scratch {
      * from another thread), in 2^-32 of the unit: a sorted join with
      * progress_span > 0 moves it from progress_base to progress_base +
      * progress_span (both in those units) as its blocks pass, in
-     * proportion to the sliced list's signatures. */
+     * proportion to the sliced list's signatures.  When stop_at is not 0,
+     * the join returns (its count cut short) at the first block that
+     * starts at stop_at or later, with stopped set and the unit's
+     * progress then in stopped_at: a unit timed in part. */
     double progress_base, progress_span;
     _Atomic uint64_t progress;
+    uint64_t stop_at, stopped_at;
+    int stopped;
 } nq_join_scratch;
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */

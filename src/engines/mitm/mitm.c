@@ -188,12 +188,19 @@ static void join_span(const unit_join *u, double e0, double e1, double w0, doubl
     js->progress_span = 0x1p32 * (e1 - e0) * (w1 - w0);
 }
 
-/* After that join: the unit's progress at the rectangle's end. */
+/* After that join: the unit's progress at the rectangle's end, and the
+ * unit stopped there when that is as far as it was to go (join.h). */
 static void joined(const unit_join *u)
 {
     nq_join_scratch *js = u->s->js;
-    atomic_store_explicit(&js->progress, (uint64_t)(js->progress_base + js->progress_span),
-                          memory_order_relaxed);
+    if (js->stopped)
+        return;
+    const uint64_t at = (uint64_t)(js->progress_base + js->progress_span);
+    atomic_store_explicit(&js->progress, at, memory_order_relaxed);
+    if (js->stop_at && at >= js->stop_at) {
+        js->stopped = 1;
+        js->stopped_at = at;
+    }
 }
 
 /* Chooses the sort order of the unit's joins, once: the class bits, and
@@ -271,7 +278,7 @@ static void flush_east(unit_join *u)
         if (!u->west_first_kept)
             nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
         double w0 = 0; /* the share of the west halves before this batch */
-        for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
+        for (int kept = u->west_first_kept; (kept || !wi.done) && !s->js->stopped; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
@@ -298,7 +305,7 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     half_iter ei;
     nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
     u->east_walk = &ei;
-    while (!ei.done) {
+    while (!ei.done && !u->s->js->stopped) {
         u->ne += nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
         if (!ei.done)
             flush_east(u); /* buffer full: an empty one always makes progress */
@@ -392,16 +399,35 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     if (d.a_first == 0) {
         add_east(&u, hm, 0, 0);
     } else {
-        for (int a = d.a_first; a <= d.a_last; a++) {
+        for (int a = d.a_first; a <= d.a_last && !s.js->stopped; a++) {
             const uint64_t abits = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
             add_east(&u, hm & ~(UINT32_C(1) << (a - 1)), abits, abits);
         }
     }
-    if (u.ne)
+    if (u.ne && !s.js->stopped)
         flush_east(&u);
     out->total = (nq_u128)u.pairs * d.weight;
     if (p->progress) /* between units, as the hook promises */
         atomic_store_explicit(&s.js->progress, 0, memory_order_relaxed);
+}
+
+/* A unit solved until `share` of it is joined (core/engine.h): the joins
+ * stop at the first block past it (join.h). */
+static double mitm_solve_part(const nq_job *job, uint64_t unit, double share, void *scratch)
+{
+    const mitm_plan *p = job->plan;
+    if (!p->progress)
+        return -1;
+    nq_join_scratch *js = nq_mitm_scratch_join(scratch);
+    const double at = share * 0x1p32;
+    js->stop_at = at >= 0x1p32 ? 0 : at >= 1 ? (uint64_t)at : 1;
+    js->stopped = 0;
+    nq_counts lost;
+    mitm_solve(job, unit, &lost, scratch);
+    const double reached = js->stopped ? (double)js->stopped_at * 0x1p-32 : 1;
+    js->stop_at = 0;
+    js->stopped = 0;
+    return reached;
 }
 
 /* The share of the thread's unit joined (see unit_join), on the boards
@@ -426,4 +452,5 @@ const struct nq_engine_ops nq_engine_mitm = {
     .release = nq_mitm_release,
     .estimate = nq_mitm_estimate,
     .progress = mitm_progress,
+    .solve_part = mitm_solve_part,
 };

@@ -24,6 +24,9 @@
  * says how much it takes).  Larger boards walk each slice's rows instead
  * (quarter_slice.h). */
 #define NQ_MITM_STORE_MAX_H 11
+/* The smallest board whose units say how far they are (the engine's
+ * progress hook): those without a store. */
+#define NQ_MITM_PROGRESS_MIN_N (2 * (NQ_MITM_STORE_MAX_H + 1))
 
 /* How a job solves its units, where it may differ from the default: the
  * tests force the paths that real boards take only at sizes they cannot

@@ -452,7 +452,7 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap, p->shared_slices);
-    p->progress = p->h > NQ_MITM_STORE_MAX_H;
+    p->progress = p->n >= NQ_MITM_PROGRESS_MIN_N;
     job->units = p->ncanon + p->nb * p->nall;
     if (p->h >= NQ_MITM_SPREAD_H)
         p->stride = spread_stride(job->units);
