@@ -378,6 +378,21 @@ class Audit(unittest.TestCase):
             p = run("-n", "12", *args)
             self.assertEqual(p.returncode, 2, p.stdout)
             self.assertIn("--project-limit", p.stderr)
+        # Parts of units: only where they say how far they are (mitm from
+        # N = 24 on), a share in (0, 1], with --project.
+        for args in (["-n", "24", "-e", "mitm", "--project-part", "0.5"],
+                     ["-n", "24", "-e", "mitm", "--project", "2", "--project-part", "0"],
+                     ["-n", "24", "-e", "mitm", "--project", "2", "--project-part", "1.5"],
+                     ["-n", "20", "-e", "mitm", "--project", "2", "--project-part", "0.5"],
+                     ["-n", "24", "-e", "full", "--project", "2", "--project-part", "0.5"]):
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, (args, p.stdout))
+            self.assertIn("--project-part", p.stderr)
+            self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+        p = run("--project", "2", "--project-part", "50%", "-n", "24", "-e", "mitm", "-t", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"project: mitm N=24, 677294 units, \d+ x 1 timed "
+                         r"\(stratified, each to 50% of the unit, scaled\): [\d.]+ s a unit")
         for args in (["-e", "full"], ["--csv", "x.csv"]):
             self.assertEqual(run("--audit", "2", "-n", "12", *args).returncode, 2)
 

@@ -564,12 +564,15 @@ static int watch_unit(progress_unit *pu)
  * batch and in several, it stays in
  * [0, 1], never goes back, is seen between 0 and 1 (within a few tries:
  * the reading thread may be kept off the CPU for a whole unit), and is 0
- * once the unit is done. */
+ * once the unit is done.  Solved in part, the unit stops past the share
+ * asked and before its end, and the scratch it leaves solves the unit
+ * whole again to the same count. */
 static void test_unit_progress(void **state)
 {
     (void)state;
     nq_job *small = nq_test_mitm_job(20, 1, NULL);
     assert_true(small->ops->progress(small, NULL) < 0);
+    assert_true(small->ops->solve_part(small, 0, 0.5, NULL) < 0);
     nq_job_free(&small);
     for (int way = 0; way < 2; way++) {
         nq_mitm_tuning t;
@@ -582,6 +585,12 @@ static void test_unit_progress(void **state)
         for (int tries = 0; tries < 10 && !inside; tries++)
             inside = watch_unit(&pu);
         assert_true(inside > 0);
+        const double reached = pu.job->ops->solve_part(pu.job, pu.unit, 0.5, pu.scratch);
+        assert_true(reached >= 0.5 && reached < 1);
+        assert_true(pu.job->ops->progress(pu.job, pu.scratch) == 0);
+        nq_counts again;
+        pu.job->ops->solve(pu.job, pu.unit, &again, pu.scratch);
+        assert_true(again.total == pu.counts.total && again.total > 0);
         free(pu.scratch);
         nq_job_free(&pu.job);
     }

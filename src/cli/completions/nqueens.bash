@@ -83,13 +83,14 @@ _nqueens_bench()
     --proc-bind) _nqueens_offer "false true close spread primary" "$_nq_cur"; return ;;
     --places) _nqueens_offer "threads cores ll_caches numa_domains sockets" "$_nq_cur"; return ;;
     -n | --n | -t | --threads | -r | --repeat | --warmup | --ranks | --audit | --project | \
-        --project-limit | --min-runs | --max-runs | --precision) return ;;
+        --project-limit | --project-part | --min-runs | --max-runs | --precision) return ;;
     esac
     if [[ $_nq_cur == -* ]]; then
         _nqueens_offer "-n --n -t --threads -e --engine -r --repeat --min-runs --max-runs
             --precision --warmup --split-depth --csv --json --markdown --plot --schedule
             --proc-bind --places -q --quiet
-            --profile --predict --ranks --audit --project --project-limit -h --help -V --version" "$_nq_cur"
+            --profile --predict --ranks --audit --project --project-limit --project-part
+            -h --help -V --version" "$_nq_cur"
     fi
 }
 
