@@ -192,6 +192,8 @@ static void test_join_sorted(void **state)
                                                       nq_join_sort_avx512,
                                                       nq_join_sort_avx512icl};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    if (js) /* its progress fields 0: no unit's progress tracked (join.h) */
+        memset(js, 0, sizeof *js);
     uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
     uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
     static nq_join_order o;

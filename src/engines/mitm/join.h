@@ -92,8 +92,10 @@ typedef struct nq_join_run {
 /* Working memory of one join; callers place it 64-byte aligned. */
 typedef struct nq_join_scratch {
     /* table[c][v]: the block's signatures sharing no bit with the value v
-     * of query chunk c, as a 512-bit set (v < 2^chunk bits). */
-    uint64_t table[NQ_JOIN_MAX_CHUNKS][NQ_JOIN_CHUNK_VALUES][NQ_JOIN_WORDS];
+     * of query chunk c, as a 512-bit set (v < 2^chunk bits).  Aligned to
+     * a cache line, as its vectors are, and so the struct's size is a
+     * whole number of lines (aligned_alloc(64, ...) asks for that). */
+    _Alignas(64) uint64_t table[NQ_JOIN_MAX_CHUNKS][NQ_JOIN_CHUNK_VALUES][NQ_JOIN_WORDS];
     /* occ[j]: the block's signatures that have bit j, as a 512-bit set. */
     uint64_t occ[NQ_JOIN_MAX_CHUNKS * NQ_JOIN_CHUNK_BITS_MAX][NQ_JOIN_WORDS];
     /* The current block's query runs and the member sets they meet: at
@@ -113,7 +115,8 @@ typedef struct nq_join_scratch {
      * proportion to the sliced list's signatures.  When stop_at is not 0,
      * the join returns (its count cut short) at the first block that
      * starts at stop_at or later, with stopped set and the unit's
-     * progress then in stopped_at: a unit timed in part. */
+     * progress then in stopped_at: a unit timed in part.  All 0 where no
+     * one tracks progress (a zeroed scratch: the engine's is). */
     double progress_base, progress_span;
     _Atomic uint64_t progress;
     uint64_t stop_at, stopped_at;
