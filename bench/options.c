@@ -165,6 +165,24 @@ static _Noreturn void die_usage(const char *fmt, ...)
     exit(BENCH_EXIT_USAGE);
 }
 
+/* Parses a share: a fraction (0.02) or a percentage (2%), into *share.
+ * Returns 0, or -1 when it is neither or not above 0 and below 1 (at most
+ * 1 when one_allowed). */
+static int parse_share(const char *arg, int one_allowed, double *share)
+{
+    char *end;
+    errno = 0;
+    double p = strtod(arg, &end);
+    if (end != arg && *end == '%' && end[1] == '\0') {
+        p /= 100;
+        end++;
+    }
+    if (end == arg || *end || errno || !(p > 0 && (p < 1 || (one_allowed && p == 1))))
+        return -1;
+    *share = p;
+    return 0;
+}
+
 /* Parses a list into *list (see bench_parse_list); dies with a one-line
  * usage error naming `what` on bad input. */
 static void parse_list(const char *text, long lo, long hi, const char *what, bench_list *list)
@@ -294,20 +312,11 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         else
             o->max_runs_given = o->max_runs = value;
         break;
-    case OPT_PRECISION: {
-        char *end;
-        errno = 0;
-        double p = strtod(arg, &end);
-        if (end != arg && *end == '%' && end[1] == '\0') {
-            p /= 100;
-            end++;
-        }
-        if (end == arg || *end || errno || !(p > 0 && p < 1))
+    case OPT_PRECISION:
+        if (parse_share(arg, 0, &o->precision) < 0)
             die_usage("invalid precision '%s': expected a fraction of the mean between 0 and "
                       "1 (0.02) or a percentage (2%%)", arg);
-        o->precision = p;
         break;
-    }
     case OPT_MARKDOWN: o->markdown_path = arg; break;
     case OPT_SCHEDULE: {
         char names[NQ_SCHEDULE_COUNT_][16];
@@ -354,20 +363,11 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
                       "from 1 to 10000000", arg);
         o->project_limit = value;
         break;
-    case OPT_PROJECT_PART: {
-        char *end;
-        errno = 0;
-        double p = strtod(arg, &end);
-        if (end != arg && *end == '%' && end[1] == '\0') {
-            p /= 100;
-            end++;
-        }
-        if (end == arg || *end || errno || !(p > 0 && p <= 1))
+    case OPT_PROJECT_PART:
+        if (parse_share(arg, 1, &o->project_part) < 0)
             die_usage("invalid share '%s' for --project-part: expected a fraction of a unit "
                       "above 0 and at most 1 (0.1) or a percentage (10%%)", arg);
-        o->project_part = p;
         break;
-    }
     case OPT_RANKS:
         if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
             die_usage("invalid rank count '%s': expected an integer from 1 to %d", arg,
