@@ -281,15 +281,10 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
         size_t end;
         for (size_t first = bs[0]; first < bs[keys]; first = end) {
             end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
-            if (progress_step > 0) {
-                const uint64_t at = (uint64_t)(js->progress_base + progress_step * (double)first);
-                atomic_store_explicit(&js->progress, at, memory_order_relaxed);
-                if (js->stop_at && at >= js->stop_at) {
-                    js->stopped = 1;
-                    js->stopped_at = at;
-                    return count;
-                }
-            }
+            if (progress_step > 0 &&
+                nq_join_progress_to(js, (uint64_t)(js->progress_base +
+                                                   progress_step * (double)first)))
+                return count;
             while (bs[k0 + 1] <= first)
                 k0++;
             bk.count = 0;

@@ -123,6 +123,18 @@ typedef struct nq_join_scratch {
     int stopped;
 } nq_join_scratch;
 
+/* Publishes `at` as the unit's progress and stops the unit there when
+ * that is as far as it was to go (stop_at above).  Returns js->stopped. */
+static inline int nq_join_progress_to(nq_join_scratch *js, uint64_t at)
+{
+    atomic_store_explicit(&js->progress, at, memory_order_relaxed);
+    if (js->stop_at && at >= js->stop_at) {
+        js->stopped = 1;
+        js->stopped_at = at;
+    }
+    return js->stopped;
+}
+
 /* The inner loops the join can run.  Each is exact; they differ in speed. */
 enum nq_join_kernel {
     NQ_JOIN_KERNEL_SCALAR, /* 64-bit words: any CPU */

@@ -180,27 +180,31 @@ static double share(double done, double all)
  * halves with a west batch holding w0 .. w1 of the west ones: the join
  * moves the unit's progress across that rectangle of its pairs (the
  * rectangles before it are joined: each east batch meets every west
- * batch in turn). */
+ * batch in turn).  Nothing where units do not report progress. */
 static void join_span(const unit_join *u, double e0, double e1, double w0, double w1)
 {
+    if (!u->p->progress)
+        return;
     nq_join_scratch *js = u->s->js;
     js->progress_base = 0x1p32 * (e0 + (e1 - e0) * w0);
     js->progress_span = 0x1p32 * (e1 - e0) * (w1 - w0);
 }
 
-/* After that join: the unit's progress at the rectangle's end, and the
- * unit stopped there when that is as far as it was to go (join.h). */
+/* After that join, unless it stopped inside: the unit's progress at the
+ * rectangle's end (join.h, nq_join_progress_to). */
 static void joined(const unit_join *u)
 {
     nq_join_scratch *js = u->s->js;
-    if (js->stopped)
-        return;
-    const uint64_t at = (uint64_t)(js->progress_base + js->progress_span);
-    atomic_store_explicit(&js->progress, at, memory_order_relaxed);
-    if (js->stop_at && at >= js->stop_at) {
-        js->stopped = 1;
-        js->stopped_at = at;
-    }
+    if (u->p->progress && !js->stopped)
+        nq_join_progress_to(js, (uint64_t)(js->progress_base + js->progress_span));
+}
+
+/* The columns the east side's walk may use in configuration a: all of
+ * them, or (a > 0, odd N) all but column a - 1, which the middle row's
+ * queen holds (see mitm_solve). */
+static uint32_t east_columns(uint32_t hm, int a)
+{
+    return a ? hm & ~(UINT32_C(1) << (a - 1)) : hm;
 }
 
 /* Chooses the sort order of the unit's joins, once: the class bits, and
@@ -251,14 +255,13 @@ static void flush_east(unit_join *u)
         e1 = u->east_walk ? share(u->east_before + walk_pairs(p, u->east_walk, 0), u->east_pairs)
                           : 1;
         u->east_joined = e1;
-        join_span(u, e0, e1, 0, 1);
     }
+    join_span(u, e0, e1, 0, 1);
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
         u->pairs +=
             nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, p->join_kernel, s->js);
-        if (p->progress)
-            joined(u);
+        joined(u);
     } else if (u->west_whole) {
         if (!u->ordered) {
             choose_order(u);
@@ -267,8 +270,7 @@ static void flush_east(unit_join *u)
         nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->west, east);
         u->pairs +=
             nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
-        if (p->progress)
-            joined(u);
+        joined(u);
     } else {
         if (!u->ordered)
             choose_order(u);
@@ -283,12 +285,10 @@ static void flush_east(unit_join *u)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
             const double w1 = p->progress ? share(walk_pairs(p, &wi, 0), u->west_pairs) : 0;
-            if (p->progress)
-                join_span(u, e0, e1, w0, w1);
+            join_span(u, e0, e1, w0, w1);
             u->pairs +=
                 nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
-            if (p->progress)
-                joined(u);
+            joined(u);
             w0 = w1;
         }
         u->west_first_kept = 0;
@@ -315,21 +315,15 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     u->east_walk = NULL;
 }
 
-/* The pairs the east walks of all the unit's configurations try (see
- * mitm_solve for the columns and signature bits of each). */
+/* The pairs the east walks of all the unit's configurations try. */
 static double east_pairs(const unit_join *u, const nq_mitm_unit *d)
 {
-    const int h = u->p->h;
-    const uint32_t hm = (UINT32_C(1) << h) - 1;
-    half_iter ei;
-    if (d->a_first == 0) {
-        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], hm, 0);
-        return walk_pairs(u->p, &ei, 1);
-    }
+    const uint32_t hm = (UINT32_C(1) << u->p->h) - 1;
     double pairs = 0;
     for (int a = d->a_first; a <= d->a_last; a++) {
-        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE],
-                           hm & ~(UINT32_C(1) << (a - 1)), 0);
+        half_iter ei;
+        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_columns(hm, a),
+                           0);
         pairs += walk_pairs(u->p, &ei, 1);
     }
     return pairs;
@@ -396,13 +390,12 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     nq_mitm_prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
     if (p->progress)
         u.east_pairs = east_pairs(&u, &d);
-    if (d.a_first == 0) {
-        add_east(&u, hm, 0, 0);
-    } else {
-        for (int a = d.a_first; a <= d.a_last && !s.js->stopped; a++) {
-            const uint64_t abits = UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2);
-            add_east(&u, hm & ~(UINT32_C(1) << (a - 1)), abits, abits);
-        }
+    /* One configuration (a = 0: a_first = a_last = 0), or each a of the
+     * unit, whose queen's diagonals every east half of it avoids. */
+    for (int a = d.a_first; a <= d.a_last && !s.js->stopped; a++) {
+        const uint64_t abits =
+            a ? UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2) : 0;
+        add_east(&u, east_columns(hm, a), abits, abits);
     }
     if (u.ne && !s.js->stopped)
         flush_east(&u);
