@@ -77,6 +77,35 @@ static void join_kernel_against_naive(enum nq_join_kernel kernel)
     free(js);
 }
 
+/* One kernel against the naive double loop where each block meets enough
+ * queries for the wide chunks (join.h): 33 to 40 bits take 9 or 10 a
+ * chunk past 1,500 and 5,600 queries a block (join.c, chunk_bits). */
+static void join_wide_chunks_against_naive(enum nq_join_kernel kernel)
+{
+    static const int bits[] = {33, 34, 36, 38, 40};
+    const size_t nq = 6000, nb = 600;
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(nq * sizeof *a), *b = malloc(nb * sizeof *b);
+    assert_non_null(js);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t x = 4242;
+    for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {
+        /* A bit in 8 set: about half the pairs match. */
+        random_sigs(a, nq, bits[k], 3, &x);
+        random_sigs(b, nb, bits[k], 3, &x);
+        const uint64_t want = pairs_naive(a, nq, b, nb);
+        const uint64_t got = nq_join_count(a, nq, b, nb, bits[k], kernel, js);
+        assert_true(want > 0);
+        if (got != want)
+            fail_msg("join kernel %d, wide chunks, %d bits: %llu, expected %llu", kernel, bits[k],
+                     (unsigned long long)got, (unsigned long long)want);
+    }
+    free(a);
+    free(b);
+    free(js);
+}
+
 /* The bit-sliced join equals the naive double loop, across block edges,
  * with every kernel this machine runs; the default is the fastest of them. */
 static void test_join_kernel(void **state)
@@ -86,8 +115,10 @@ static void test_join_kernel(void **state)
     assert_true(nq_join_kernel_supported(NQ_JOIN_KERNEL_SCALAR));
     assert_true(nq_join_kernel_supported(chosen));
     for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++)
-        if (nq_join_kernel_supported((enum nq_join_kernel)k))
+        if (nq_join_kernel_supported((enum nq_join_kernel)k)) {
             join_kernel_against_naive((enum nq_join_kernel)k);
+            join_wide_chunks_against_naive((enum nq_join_kernel)k);
+        }
     for (int k = NQ_JOIN_KERNEL_AVX512; k > (int)chosen; k--)
         assert_false(nq_join_kernel_supported((enum nq_join_kernel)k));
 }

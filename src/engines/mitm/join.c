@@ -6,12 +6,13 @@
  * block's members that have bit j.  A query q is compatible with exactly
  * the members that lack every bit of q, i.e. the AND over the set bits j of
  * q of the complements of those sets.  Rather than one AND per set bit, the
- * bits are taken c = 6, 7 or 8 (see join.h) at a time: for each c-bit
+ * bits are taken c = 6 to 10 (see join.h) at a time: for each c-bit
  * chunk of the signature a table of all 2^c possible ANDs is precomputed per
  * block, so a query costs ceil(bits / c) 512-bit ANDs and one popcount for
  * 512 candidates.  Blocks are the outer loop and queries the inner one, so
- * a block's tables (4 KiB per 6-bit chunk, 16 KiB per 8-bit one) stay in
- * the L1 or L2 cache while every query streams past them.  A query's table
+ * a block's tables (4 KiB per 6-bit chunk, 16 KiB per 8-bit one, 64 KiB
+ * per 10-bit one) stay in the L1 or L2 cache while every query streams
+ * past them.  A query's table
  * offsets are recomputed per block: a few shifts cost less than storing
  * them once per join and loading them.
  *
@@ -70,16 +71,29 @@ static int chunk_count(int bits, int cbits)
     return bits > cbits ? (bits + cbits - 1) / cbits : 1;
 }
 
+/* Chunks of 9 or 10 bits are worth their tables (128 and 256 KiB at four
+ * chunks, past the L1 cache) only where they take a look-up off the 8-bit
+ * chunks' and leave at least this many: four of 9 or 10 bits in place of
+ * five of 8 (the signatures of 33 to 40 bits of N = 25 to 28) cut whole
+ * units' time by a tenth, while three of 10 or 11 bits in place of four
+ * of 7 or 8 (N = 20, 24) made them slower (docs/performance.md, "Figures
+ * the code's choices rest on"). */
+#define NQ_JOIN_WIDE_CHUNKS_MIN 4
+
 /* The chunk width for signatures of `bits` bits when about `queries`
- * queries meet each block: of 6, 7 and 8 bits, the cheapest by a rough
- * count of cycles per block, a table entry costing about two and a look-up
- * about one.  Wide chunks save look-ups but cost 2^c entries a chunk, so
- * they pay only where many queries share a block's tables. */
+ * queries meet each block: the cheapest by a rough count of cycles per
+ * block, a table entry costing about two and a look-up about one, of 6 to
+ * 8 bits and, where NQ_JOIN_WIDE_CHUNKS_MIN allows them, 9 and 10.  Wide
+ * chunks save look-ups but cost 2^c entries a chunk, so they pay only
+ * where many queries share a block's tables. */
 static int chunk_bits(int bits, size_t queries)
 {
     int best = NQ_JOIN_CHUNK_BITS_MIN;
     double best_cost = 0;
     for (int c = NQ_JOIN_CHUNK_BITS_MIN; c <= NQ_JOIN_CHUNK_BITS_MAX; c++) {
+        if (c > 8 && (chunk_count(bits, c) >= chunk_count(bits, 8) ||
+                      chunk_count(bits, c) < NQ_JOIN_WIDE_CHUNKS_MIN))
+            continue;
         const double cost = chunk_count(bits, c) * (2.0 * (1 << c) + (double)queries);
         if (c == NQ_JOIN_CHUNK_BITS_MIN || cost < best_cost) {
             best = c;

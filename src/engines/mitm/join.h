@@ -16,10 +16,10 @@
 
 #define NQ_JOIN_BLOCK 512        /* signatures per bit-sliced block */
 #define NQ_JOIN_WORDS (NQ_JOIN_BLOCK / 64)
-/* Query bits resolved by one table look-up: 6, 7 or 8, chosen per join by
- * how many queries share each block's tables (join.c, chunk_bits). */
+/* Query bits resolved by one table look-up: 6 to 10, chosen per block by
+ * how many queries share its tables (join.c, chunk_bits). */
 #define NQ_JOIN_CHUNK_BITS_MIN 6
-#define NQ_JOIN_CHUNK_BITS_MAX 8
+#define NQ_JOIN_CHUNK_BITS_MAX 10
 #define NQ_JOIN_CHUNK_VALUES (1 << NQ_JOIN_CHUNK_BITS_MAX)
 #define NQ_JOIN_MAX_BITS 64
 #define NQ_JOIN_MAX_CHUNKS ((NQ_JOIN_MAX_BITS + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN)

@@ -109,7 +109,7 @@ nq_join_queries_fn nq_join_queries_avx2;
 nq_join_queries_fn nq_join_queries_avx512bw;
 #endif
 
-/* The chunk layouts the engine uses (N = 16 .. 27, with and without the
+/* The chunk layouts the engine uses (N = 16 .. 28, with and without the
  * key bits), each a constant call of `kernel` (an always-inline loop over
  * nch chunks of cbits bits) so that its chunk loop is fully unrolled; any
  * other layout takes the generic copy.  For use inside an
@@ -136,6 +136,10 @@ nq_join_queries_fn nq_join_queries_avx512bw;
             NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 6, 8);                                        \
         if (cbits == 8 && nch == 7)                                                                \
             NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 7, 8);                                        \
+        if (cbits == 9 && nch == 4)                                                                \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 4, 9);                                        \
+        if (cbits == 10 && nch == 4)                                                               \
+            NQ_JOIN_RUNS(kernel, js, q, runs, nruns, 4, 10);                                       \
         NQ_JOIN_RUNS(kernel, js, q, runs, nruns, nch, cbits);                                      \
     } while (0)
 

@@ -115,7 +115,7 @@ NQ_TARGET_AVX2 void nq_join_build_avx2(nq_join_scratch *js, const uint64_t *b, s
     const __m256i ones = _mm256_set1_epi64x(-1);
     const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
     for (int c = 0; c < nch; c++) {
-        __m256i low[16][2], high[16][2];
+        __m256i low[16][2], high[1 << (NQ_JOIN_CHUNK_BITS_MAX - 4)][2];
         subset_ands(low, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits], low_bits,
                     _mm256_load_si256((const __m256i *)live),
                     _mm256_load_si256((const __m256i *)live + 1));

@@ -126,6 +126,8 @@ NQ_TARGET_AVX512 void nq_join_build_avx512(nq_join_scratch *js, const uint64_t *
     nq_join_tables512(js, len, nch, cbits);
 }
 
+_Static_assert(NQ_JOIN_CHUNK_BITS_MAX <= 10, "a chunk's byte offset (value * 64) fits a 16-bit field");
+
 /* The pdep mask that spreads n <= 4 chunks of cbits <= 10 bits each to
  * 16-bit fields, chunk c's value to bits 16c + 6 up: each field is then its
  * table entry's byte offset (value * 64), so a query's offsets cost one

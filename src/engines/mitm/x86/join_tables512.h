@@ -38,7 +38,7 @@ nq_join_tables512(nq_join_scratch *js, size_t len, int nch, int cbits)
     nq_join_live_members(len, live);
     const int low_bits = cbits < 4 ? cbits : 4, high_bits = cbits - low_bits;
     for (int c = 0; c < nch; c++) {
-        __m512i low[16], high[16];
+        __m512i low[16], high[1 << (NQ_JOIN_CHUNK_BITS_MAX - 4)];
         nq_join_subset_ands512(low, (const uint64_t(*)[NQ_JOIN_WORDS])js->occ[c * cbits],
                                low_bits, _mm512_load_si512((const void *)live));
         nq_join_subset_ands512(high,
