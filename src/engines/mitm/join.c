@@ -12,9 +12,8 @@
  * 512 candidates.  Blocks are the outer loop and queries the inner one, so
  * a block's tables (4 KiB per 6-bit chunk, 16 KiB per 8-bit one, 64 KiB
  * per 10-bit one) stay in the L1 or L2 cache while every query streams
- * past them.  A query's table
- * offsets are recomputed per block: a few shifts cost less than storing
- * them once per join and loading them.
+ * past them.  A query's table offsets are recomputed per block: a few
+ * shifts cost less than storing them once per join and loading them.
  *
  * nq_join_sorted_count() joins lists sorted by class and key (join.h).
  * The sliced list's blocks are cut within a class, and for each block the
@@ -74,7 +73,7 @@ static int chunk_count(int bits, int cbits)
 /* Chunks of 9 or 10 bits are worth their tables (128 and 256 KiB at four
  * chunks, past the L1 cache) only where they take a look-up off the 8-bit
  * chunks' and leave at least this many: four of 9 or 10 bits in place of
- * five of 8 (the signatures of 33 to 40 bits of N = 25 to 28) cut whole
+ * five of 8 (the 33 to 40 stored bits of N = 23 and 25 to 28) cut whole
  * units' time by a tenth, while three of 10 or 11 bits in place of four
  * of 7 or 8 (N = 20, 24) made them slower (docs/performance.md, "Figures
  * the code's choices rest on"). */
@@ -88,13 +87,14 @@ static int chunk_count(int bits, int cbits)
  * where many queries share a block's tables. */
 static int chunk_bits(int bits, size_t queries)
 {
+    const int chunks_of_8 = chunk_count(bits, 8);
     int best = NQ_JOIN_CHUNK_BITS_MIN;
     double best_cost = 0;
     for (int c = NQ_JOIN_CHUNK_BITS_MIN; c <= NQ_JOIN_CHUNK_BITS_MAX; c++) {
-        if (c > 8 && (chunk_count(bits, c) >= chunk_count(bits, 8) ||
-                      chunk_count(bits, c) < NQ_JOIN_WIDE_CHUNKS_MIN))
+        const int chunks = chunk_count(bits, c);
+        if (c > 8 && (chunks >= chunks_of_8 || chunks < NQ_JOIN_WIDE_CHUNKS_MIN))
             continue;
-        const double cost = chunk_count(bits, c) * (2.0 * (1 << c) + (double)queries);
+        const double cost = chunks * (2.0 * (1 << c) + (double)queries);
         if (c == NQ_JOIN_CHUNK_BITS_MIN || cost < best_cost) {
             best = c;
             best_cost = cost;
