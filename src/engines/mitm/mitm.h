@@ -49,6 +49,11 @@ typedef struct nq_mitm_tuning {
     /* The join's inner loops (join.h): by default the kernel of the
      * process's kernel level; the tests name each one this machine runs. */
     enum nq_join_kernel join_kernel;
+    /* When non-zero, the estimate hook of an even board prices units by
+     * model half-board counts (units.c, half_model), as it does on the
+     * boards past the store, so the tests can hold the model against
+     * counted half-boards. */
+    int model_costs;
 } nq_mitm_tuning;
 
 /* The tuning every job is planned with. */

@@ -33,6 +33,7 @@ typedef struct mitm_plan {
     size_t key_min;      /* shortest west list joined with key bits */
     int key_bits;        /* 0, or the key bits of every keyed join (the tuning's) */
     enum nq_join_kernel join_kernel; /* the joins' inner loops (the tuning's) */
+    int model_costs;     /* even N: the estimate hook prices by model half-boards */
     nq_quarter_store qs;
     uint32_t *canon;     /* E up to the reflections, with their weights */
     uint8_t *canon_weight;

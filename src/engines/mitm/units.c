@@ -40,6 +40,7 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t)
     t->key_min = NQ_MITM_KEY_MIN;
     t->key_bits = 0;
     t->join_kernel = nq_join_kernel_default();
+    t->model_costs = 0;
 }
 
 void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
@@ -439,6 +440,7 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     p->key_min = t->key_min;
     p->key_bits = t->key_bits;
     p->join_kernel = t->join_kernel;
+    p->model_costs = t->model_costs && !(p->n & 1);
     /* Without a store, slices come and go with each unit (the units run
      * in spread order), and a west and an east slice share one buffer. */
     p->shared_slices = !p->use_store;
@@ -526,9 +528,9 @@ static double join_cost(const mitm_plan *p, double east, double west)
 }
 
 /* Largest quarter side whose group sizes the estimate hook counts without
- * a store: past it the table (4^h counters) takes a gibibyte and its walk
- * minutes before the run's first estimate, and the hook gives up (every
- * unit then costs alike, which the spread order makes a fair guess). */
+ * a store (odd boards; even ones take model counts, half_model): past it
+ * the table (4^h counters) would take a gibibyte and its walk minutes
+ * before the run's first estimate. */
 #define NQ_MITM_GROUPS_MAX_H 13
 
 static size_t group_table_bytes(int h)
@@ -545,6 +547,50 @@ static uint32_t *count_groups(int h, int threads)
     if (table)
         nq_quarter_group_sizes(h, threads, table);
     return table;
+}
+
+/*
+ * Model half-board counts, for the even boards past the store (N = 24,
+ * 26, 28), where counting the quarter groups takes 64 MiB to a gibibyte
+ * and seconds to minutes before the first estimate.  An east half-board
+ * of unit E is h queens on the rows of E (rows of the board, 2h of them)
+ * and the h east columns, no two attacking: a bijection from E to the
+ * columns whose queens share no diagonal.  Two rows d apart share one
+ * when their columns lie d apart, which in a random bijection happens
+ * with probability 2 (h - d) / (h (h - 1)) (h - d pairs of the h columns
+ * lie d apart).  Taking the clashes of different pairs as independent,
+ *
+ *     halves(E) ~ h! * product over pairs of rows of E, d < h apart,
+ *                       of (1 - 2 (h - d) / (h (h - 1))).
+ *
+ * The west halves are the same on the other rows.  These are the halves
+ * the join meets, after every diagonal test, where the counted bounds are
+ * taken before the tests between quarters; the model ranks units by their
+ * time better than those bounds do, though its figures spread less than
+ * the times (docs/performance.md, "The duration estimate").
+ */
+typedef struct half_model {
+    double ways;                /* h! */
+    double keep[NQ_MITM_MAX_N]; /* keep[d]: the factor of a pair d apart */
+} half_model;
+
+static void half_model_init(half_model *m, int h)
+{
+    m->ways = 1;
+    for (int i = 2; i <= h; i++)
+        m->ways *= i;
+    for (int d = 0; d < NQ_MITM_MAX_N; d++)
+        m->keep[d] = d >= 1 && d < h ? 1 - 2.0 * (h - d) / ((double)h * (h - 1)) : 1;
+}
+
+/* The model count of the half-boards on `rows` (bits of the 2h rows). */
+static double half_model_count(const half_model *m, uint32_t rows)
+{
+    double v = m->ways;
+    for (uint32_t a = rows; a; a &= a - 1) /* a & (a - 1): drop the lowest row */
+        for (uint32_t b = a & (a - 1); b; b &= b - 1)
+            v *= m->keep[__builtin_ctz(b) - __builtin_ctz(a)];
+    return v;
 }
 
 /*
@@ -783,7 +829,10 @@ static void odd_unit_costs(const mitm_plan *p, const group_sizes *g, const unit_
  * factor, and the unit costs that pairing work plus the join's
  * (join_cost).  Relative values only.  Units are independent, so they are
  * estimated in parallel (the large boards have millions), on the job's
- * threads.  NQ_EUNSUPPORTED past NQ_MITM_GROUPS_MAX_H without a store.
+ * threads.  Even boards past the store (and those whose tuning asks for
+ * it) take model half-board counts instead (half_model): nothing counted,
+ * and units ranked by their time better.  Odd boards past
+ * NQ_MITM_GROUPS_MAX_H get NQ_EUNSUPPORTED.
  */
 int nq_mitm_estimate(const nq_job *job, double *costs)
 {
@@ -796,10 +845,14 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
     const uint32_t hm = (UINT32_C(1) << h) - 1, rows = (UINT32_C(1) << 2 * h) - 1;
     group_sizes g = {h, &p->qs, NULL};
     uint32_t *table = NULL;
-    if (!p->use_store && h > NQ_MITM_GROUPS_MAX_H)
-        return NQ_EUNSUPPORTED;
+    half_model model;
+    const int modelled = p->model_costs || (!(p->n & 1) && h > NQ_MITM_STORE_MAX_H);
     const int threads = nq_local_threads(job->threads);
-    if (!p->use_store) {
+    if (modelled) {
+        half_model_init(&model, h);
+    } else if (!p->use_store) {
+        if (h > NQ_MITM_GROUPS_MAX_H)
+            return NQ_EUNSUPPORTED;
         g.table = table = count_groups(h, threads);
         if (!table)
             return NQ_ENOMEM;
@@ -811,10 +864,17 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
 #endif
     for (long j = 0; j < (long)p->ncanon; j++) {
         const uint32_t east = p->canon[j], west = rows & ~east;
-        const double e = p->sides ? side_bound(p->sides, east & hm, east >> h)
-                                  : (double)half_bound(&g, east & hm, east >> h, hm);
-        const double w = p->sides ? side_bound(p->sides, west & hm, west >> h)
-                                  : (double)half_bound(&g, west & hm, west >> h, hm);
+        double e, w;
+        if (modelled) {
+            e = half_model_count(&model, east);
+            w = half_model_count(&model, west);
+        } else if (p->sides) {
+            e = side_bound(p->sides, east & hm, east >> h);
+            w = side_bound(p->sides, west & hm, west >> h);
+        } else {
+            e = (double)half_bound(&g, east & hm, east >> h, hm);
+            w = (double)half_bound(&g, west & hm, west >> h, hm);
+        }
         costs[unit_of_entry(&map, (uint64_t)j)] = w + e + join_cost(p, e, w);
     }
     if (p->nb)
@@ -863,10 +923,11 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const size_t scratch =
         store ? nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h), 0)
               : nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_pair_capacity(h), 1);
-    /* The estimate hook's group counts, while the run's scratch exists. */
-    const size_t groups = !store && h <= NQ_MITM_GROUPS_MAX_H ? group_table_bytes(h) : 0;
+    /* The estimate hook's group counts (odd boards without a store),
+     * while the run's scratch exists. */
+    const size_t groups = !store && (n & 1) ? group_table_bytes(h) : 0;
     /* A run's duration estimate holds a cost per unit (a double) beside
-     * the scratch, even where the hook gives up.  Bounded without planning:
+     * the scratch.  Bounded without planning:
      * at most one unit per E, and for odd N one per (b, E) besides. */
     const uint64_t unit_bound =
         central_binomial(h) + (n & 1 ? (uint64_t)(h - 1) * central_binomial(h) / 2 : 0);
