@@ -566,8 +566,10 @@ static uint32_t *count_groups(int h, int threads)
  * The west halves are the same on the other rows.  These are the halves
  * the join meets, after every diagonal test, where the counted bounds are
  * taken before the tests between quarters; the model ranks units by their
- * time better than those bounds do, though its figures spread less than
- * the times (docs/performance.md, "The duration estimate").
+ * time better than those bounds do.  Its prices spread less than the
+ * times: from N = 26 on, time grows as about their square (at N = 24 as
+ * their power 1.2), so the hook squares them (docs/performance.md, "The
+ * duration estimate").
  */
 typedef struct half_model {
     double ways;                /* h! */
@@ -875,7 +877,11 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
             e = (double)half_bound(&g, east & hm, east >> h, hm);
             w = (double)half_bound(&g, west & hm, west >> h, hm);
         }
-        costs[unit_of_entry(&map, (uint64_t)j)] = w + e + join_cost(p, e, w);
+        const double cost = w + e + join_cost(p, e, w);
+        /* The model's prices spread half as much as unit times do, in
+         * logarithms (half_model): squared, an estimate from a few units
+         * leans on them as far as it should. */
+        costs[unit_of_entry(&map, (uint64_t)j)] = modelled ? cost * cost : cost;
     }
     if (p->nb)
         odd_unit_costs(p, &g, &map, threads, costs);
