@@ -85,6 +85,16 @@ static uint64_t side_bound(int h, uint32_t rows_n, uint32_t rows_s, uint32_t ava
     return bound;
 }
 
+uint64_t nq_test_half_boards(int n, uint32_t rows)
+{
+    const int h = n / 2;
+    audit_search s = {.n = n};
+    for (uint32_t left = rows; left; left &= left - 1)
+        s.allowed[__builtin_ctz(left)] = ((UINT32_C(1) << h) - 1) << (n - h);
+    audit_place(&s, rows, 0, 0, 0);
+    return s.sum;
+}
+
 double *nq_test_unit_costs(nq_job *job)
 {
     const uint64_t units = nq_job_units(job);

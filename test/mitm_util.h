@@ -2,8 +2,10 @@
  * mitm_util.h - what the cmocka tests of the meet-in-the-middle engine
  * share (mitm_util.c): a job planned with a given tuning, one unit
  * counted by the engine and by the independent search of
- * reference/mitm_audit.h, a unit's estimated cost recounted, and a pseudo-random stream.  One copy, so that the fast tests, the kernel
- * levels' tests and the slow audits set up and compare units the same way.
+ * reference/mitm_audit.h, half-boards counted by that search, a unit's
+ * estimated cost recounted, and a pseudo-random stream.  One copy, so
+ * that the fast tests, the kernel levels' tests and the slow audits set
+ * up and compare units the same way.
  */
 #ifndef NQ_TEST_MITM_UTIL_H
 #define NQ_TEST_MITM_UTIL_H
@@ -28,6 +30,12 @@ int nq_test_audit_unit(nq_job *job, int n, uint64_t u, nq_u128 *engine, nq_u128 
  * h x h quarter, counted by the columns they use: count[cols] for every
  * cols (1 << h entries), by a search of its own. */
 void nq_test_placements_by_columns(int h, uint32_t rows, uint64_t *count);
+
+/* The half-boards of an even board n on the rows `rows` (bits of the
+ * board's rows 0 .. n / 2 - 1 and n - n / 2 .. n - 1, as a unit's east
+ * set): one queen on each of those rows in the h east columns, no two
+ * attacking, counted by the audit search. */
+uint64_t nq_test_half_boards(int n, uint32_t rows);
 
 /* The estimate hook's cost of every unit of job, in a malloc'ed array
  * (-1 where the hook wrote nothing).  Fails the current test when the hook

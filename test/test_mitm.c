@@ -383,25 +383,6 @@ static void test_unit_costs(void **state)
         }
 }
 
-/* The half-boards on `rows` (bits of the 2h rows of the board): queens
- * on those rows and h columns, one per row and column, no two on a
- * diagonal, counted by backtracking from row `from` with the columns and
- * the diagonals (row + column, row - column + 2h) taken so far. */
-static uint64_t half_boards(uint32_t rows, int h, int from, uint32_t cols, uint64_t sums,
-                            uint64_t diffs)
-{
-    while (from < 2 * h && !(rows >> from & 1))
-        from++;
-    if (from == 2 * h)
-        return 1;
-    uint64_t count = 0;
-    for (int c = 0; c < h; c++)
-        if (!(cols >> c & 1) && !(sums >> (from + c) & 1) && !(diffs >> (from - c + h) & 1))
-            count += half_boards(rows, h, from + 1, cols | UINT32_C(1) << c,
-                                 sums | UINT64_C(1) << (from + c), diffs | UINT64_C(1) << (from - c + h));
-    return count;
-}
-
 /* The model half-board counts (units.c, half_model), which price the
  * units of the even boards past the store, order the units of small even
  * boards as their real half-boards do: of pairs of units drawn at random,
@@ -419,8 +400,8 @@ static void test_model_costs(void **state)
         double agree; /* least share of pairs in the same order */
     } want[] = {{12, 0.83}, {14, 0.83}, {16, 0.83}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const int n = want[i].n, h = n / 2;
-        const uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
+        const int n = want[i].n;
+        const uint32_t rows = (UINT32_C(1) << n) - 1;
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
         t.model_costs = 1;
@@ -431,8 +412,10 @@ static void test_model_costs(void **state)
         for (uint64_t u = 0; u < units; u++) {
             nq_mitm_unit d;
             assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
-            counted[u] = nq_mitm_unit_cost(job, (double)half_boards(d.east, h, 0, 0, 0, 0),
-                                           (double)half_boards(rows & ~d.east, h, 0, 0, 0, 0));
+            /* The west side's halves are those of the same rows on the
+             * east columns, shifted. */
+            counted[u] = nq_mitm_unit_cost(job, (double)nq_test_half_boards(n, d.east),
+                                           (double)nq_test_half_boards(n, rows & ~d.east));
             assert_true(model[u] > 0);
         }
         uint64_t same = 0, ordered = 0, seed = 12345;
