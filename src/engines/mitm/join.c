@@ -103,6 +103,15 @@ static int chunk_bits(int bits, size_t queries)
     return best;
 }
 
+/* The half of a block holding its members lo .. hi - 1 (lo < hi), or
+ * NQ_JOIN_BOTH_HALVES (nq_join_run). */
+static uint16_t members_half(size_t lo, size_t hi)
+{
+    return hi <= NQ_JOIN_HALF_BLOCK ? NQ_JOIN_LOW_HALF
+           : lo >= NQ_JOIN_HALF_BLOCK ? NQ_JOIN_HIGH_HALF
+                                : NQ_JOIN_BOTH_HALVES;
+}
+
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        enum nq_join_kernel kernel, nq_join_scratch *js)
 {
@@ -122,10 +131,10 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     }
     const int cbits = chunk_bits(bits, na), nch = chunk_count(bits, cbits);
     const nq_join_loops *loops = nq_join_loops_of(kernel);
-    const nq_join_run whole = {0, (uint32_t)na, 1, NQ_JOIN_ALL_MEMBERS};
     uint64_t count = 0;
     for (size_t first = 0; first < nb; first += NQ_JOIN_BLOCK) {
         const size_t len = nb - first < NQ_JOIN_BLOCK ? nb - first : NQ_JOIN_BLOCK;
+        const nq_join_run whole = {0, (uint32_t)na, 1, members_half(0, len), NQ_JOIN_ALL_MEMBERS};
         loops->build(js, b + first, len, nch, cbits);
         count += loops->queries(js, a, &whole, 1, nch, cbits);
     }
@@ -175,6 +184,14 @@ static uint32_t run_mask(nq_join_scratch *js, const block_keys *bk, uint64_t mee
         *masked = meets;
     }
     return (uint32_t)(*nmasks - 1);
+}
+
+/* The half of the block holding the members of the keys in `meets` (not
+ * 0): the keys' members follow each other in key order, so they lie
+ * between the first member of the lowest key and the last of the highest. */
+static uint16_t meets_half(const block_keys *bk, uint64_t meets)
+{
+    return members_half(bk->lo[__builtin_ctzll(meets)], bk->hi[63 - __builtin_clzll(meets)]);
 }
 
 /* Fills js->runs with the runs of query list a that may meet the block
@@ -231,7 +248,7 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
                         js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
                     else
                         js->runs[nruns++] = (nq_join_run){
-                            as[q], as[q + 1], weight[ca],
+                            as[q], as[q + 1], weight[ca], meets_half(bk, meets),
                             run_mask(js, bk, meets, all, &nmasks, &masked)};
                 }
                 prev = meets;

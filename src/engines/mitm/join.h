@@ -62,8 +62,12 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
 #define NQ_JOIN_BLOCK_KEYS 64
 /* A block that holds this many members ends where the next key starts:
  * a query run that meets only that key then pays for a block of it alone
- * (fewer query-block pairs and runs than filling every block to 512). */
-#define NQ_JOIN_BLOCK_FULL 256
+ * (fewer query-block pairs and runs than filling every block to 512).
+ * Past half a block, so that keys may start in its high half and a run
+ * that meets only those takes that half alone (nq_join_run): with 256 no
+ * key starts there, and units of N = 20 to 26 took 1.02 to 1.04 times as
+ * long (docs/performance.md, "Figures the code's choices rest on"). */
+#define NQ_JOIN_BLOCK_FULL 384
 
 /* The sort (nq_join_sort) counts four parts of a list at once, each
  * with a counter per tag: a key and two class bits. */
@@ -82,11 +86,19 @@ _Static_assert(NQ_JOIN_SORT_ROW * sizeof(uint32_t) % 4096 != 0,
                "the parts' counter rows must not be a multiple of 4 KiB long");
 
 /* A run of the query list joined with one block: members begin .. end - 1,
- * the weight of their pairs, and the block members they may meet (an
- * index into the scratch's masks, or NQ_JOIN_ALL_MEMBERS). */
+ * the weight of their pairs, the half of the block that holds every
+ * member they may meet (NQ_JOIN_LOW_HALF: members 0 .. 255,
+ * NQ_JOIN_HIGH_HALF: 256 .. 511, or NQ_JOIN_BOTH_HALVES), and those
+ * members (an index into the scratch's masks, or NQ_JOIN_ALL_MEMBERS).  A
+ * kernel may look at that half alone; looking at the whole block counts
+ * the same. */
 #define NQ_JOIN_ALL_MEMBERS UINT32_MAX
+#define NQ_JOIN_HALF_BLOCK (NQ_JOIN_BLOCK / 2)
+enum { NQ_JOIN_LOW_HALF, NQ_JOIN_HIGH_HALF, NQ_JOIN_BOTH_HALVES };
 typedef struct nq_join_run {
-    uint32_t begin, end, weight, mask;
+    uint32_t begin, end;
+    uint16_t weight, half;
+    uint32_t mask;
 } nq_join_run;
 
 /* Working memory of one join; callers place it 64-byte aligned. */

@@ -51,30 +51,43 @@ static void transpose_scalar(nq_join_scratch *js, const uint64_t *b, size_t len,
     }
 }
 
-/* Hot loop of the portable kernel: per query, one AND per chunk on each of
- * the eight words, then their popcounts. */
+/* Hot loop of the portable kernel over `words` words of each 512-bit set
+ * from word `first` on (the whole block, or the half holding a run's
+ * members): per query, one AND per chunk on each word, then their
+ * popcounts. */
 static inline __attribute__((always_inline)) uint64_t
-block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
-                     const uint64_t *mask)
+words_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+              const uint64_t *mask, int first, int words)
 {
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     uint64_t total = 0;
     for (size_t i = 0; i < nq; i++) {
         const uint64_t s = q[i];
         uint64_t acc[NQ_JOIN_WORDS];
-        memcpy(acc, js->table[0][s & cmask], sizeof acc);
+        memcpy(acc, js->table[0][s & cmask] + first, (size_t)words * sizeof *acc);
         if (mask)
-            for (int w = 0; w < NQ_JOIN_WORDS; w++)
-                acc[w] &= mask[w];
+            for (int w = 0; w < words; w++)
+                acc[w] &= mask[first + w];
         for (int c = 1; c < nch; c++) {
-            const uint64_t *t = js->table[c][(s >> (cbits * c)) & cmask];
-            for (int w = 0; w < NQ_JOIN_WORDS; w++)
+            const uint64_t *t = js->table[c][(s >> (cbits * c)) & cmask] + first;
+            for (int w = 0; w < words; w++)
                 acc[w] &= t[w];
         }
-        for (int w = 0; w < NQ_JOIN_WORDS; w++)
+        for (int w = 0; w < words; w++)
             total += (uint64_t)__builtin_popcountll(acc[w]);
     }
     return total;
+}
+
+/* The portable query loop over the run's half of the block (nq_join_run),
+ * or the whole of it: each half is four whole words. */
+static inline __attribute__((always_inline)) uint64_t
+block_queries_scalar(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+                     const uint64_t *mask, int half)
+{
+    if (half == NQ_JOIN_BOTH_HALVES)
+        return words_queries(js, q, nq, nch, cbits, mask, 0, NQ_JOIN_WORDS);
+    return words_queries(js, q, nq, nch, cbits, mask, half * NQ_JOIN_WORDS / 2, NQ_JOIN_WORDS / 2);
 }
 
 uint64_t nq_join_queries_portable(const nq_join_scratch *js, const uint64_t *q,

@@ -39,8 +39,9 @@ typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q
                                     const nq_join_run *runs, size_t nruns, int nch, int cbits);
 
 /* The runs loop every kernel shares around its always-inline query loop
- * `kernel` (js, q, nq, nch, cbits, mask): one call per block keeps the
- * dispatch and the call out of each run. */
+ * `kernel` (js, q, nq, nch, cbits, mask, half; half is the run's
+ * nq_join_run.half, which a kernel may ignore): one call per block keeps
+ * the dispatch and the call out of each run. */
 #define NQ_JOIN_RUNS(kernel, js, q, runs, nruns, nch, cbits)                                      \
     do {                                                                                           \
         uint64_t total_ = 0;                                                                       \
@@ -48,7 +49,8 @@ typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q
             const nq_join_run *run_ = &(runs)[r_];                                                 \
             total_ += run_->weight *                                                               \
                       kernel((js), (q) + run_->begin, run_->end - run_->begin, (nch), (cbits),     \
-                             run_->mask == NQ_JOIN_ALL_MEMBERS ? NULL : (js)->masks[run_->mask]);  \
+                             run_->mask == NQ_JOIN_ALL_MEMBERS ? NULL : (js)->masks[run_->mask],   \
+                             run_->half);                                                          \
         }                                                                                          \
         return total_;                                                                             \
     } while (0)

@@ -16,21 +16,73 @@
 #include "engines/mitm/join_kernels.h"
 #include "engines/mitm/x86/join_byte_planes.h"
 
-/* Hot loop.  AVX2 has no vector popcount: count each byte's bits by looking
- * up both nibbles (vpshufb), add the two 256-bit halves, and sum the byte
- * counts across queries -- at most 16 per query, so 15 queries fit a byte
- * -- before widening them (vpsadbw) into 64-bit lanes. */
+/* The bit count of each byte of v: AVX2 has no vector popcount, so both
+ * nibbles of every byte are looked up in a 16-entry table (vpshufb). */
+NQ_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i byte_counts(__m256i v)
+{
+    const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                                 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    return _mm256_add_epi8(
+        _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(v, low4)),
+        _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
+}
+
+/* The sum of the four 64-bit lanes of v. */
+NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t sum_lanes(__m256i v)
+{
+    return (uint64_t)_mm256_extract_epi64(v, 0) + (uint64_t)_mm256_extract_epi64(v, 1) +
+           (uint64_t)_mm256_extract_epi64(v, 2) + (uint64_t)_mm256_extract_epi64(v, 3);
+}
+
+/* Hot loop for a run whose members all lie in one half of the block
+ * (NQ_JOIN_LOW_HALF or NQ_JOIN_HIGH_HALF): blocks from N = 22 on hold the
+ * members of several keys, and a run of queries may meet only some of
+ * them.  Per query one 256-bit AND per chunk on that half instead of two,
+ * then its bytes' bit counts, at most 8 each, summed over 31 queries (248
+ * fits a byte) before vpsadbw widens them.  The half's 256 members are
+ * the 32 bytes from 32 * half on of each 64-byte table row and mask. */
+NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t
+half_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+             const uint64_t *mask, int half)
+{
+    const __m256i members = mask ? _mm256_load_si256((const __m256i *)mask + half)
+                                 : _mm256_set1_epi64x(-1);
+    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
+    __m256i sum = _mm256_setzero_si256();
+    for (size_t i = 0; i < nq;) {
+        const size_t end = nq - i > 31 ? i + 31 : nq;
+        __m256i bytes = _mm256_setzero_si256();
+        for (; i < end; i++) {
+            const uint64_t s = q[i];
+            __m256i acc = _mm256_and_si256(
+                members, _mm256_load_si256((const __m256i *)js->table[0][s & cmask] + half));
+            for (int c = 1; c < nch; c++)
+                acc = _mm256_and_si256(
+                    acc, _mm256_load_si256(
+                             (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask] + half));
+            bytes = _mm256_add_epi8(bytes, byte_counts(acc));
+        }
+        sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
+    }
+    return sum_lanes(sum);
+}
+
+/* Hot loop.  AVX2 has no vector popcount: count each byte's bits
+ * (byte_counts), add the two 256-bit halves, and sum the byte counts
+ * across queries -- at most 16 per query, so 15 queries fit a byte --
+ * before widening them (vpsadbw) into 64-bit lanes.  A run whose members
+ * lie in one half takes that half alone (half_queries). */
 NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t
 block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
-              const uint64_t *mask)
+              const uint64_t *mask, int half)
 {
+    if (half != NQ_JOIN_BOTH_HALVES)
+        return half_queries(js, q, nq, nch, cbits, mask, half);
     const __m256i ones = _mm256_set1_epi64x(-1);
     const __m256i mask_lo = mask ? _mm256_load_si256((const __m256i *)mask) : ones;
     const __m256i mask_hi = mask ? _mm256_load_si256((const __m256i *)mask + 1) : ones;
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
-    const __m256i nibble_bits = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
-                                                 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
     __m256i sum = _mm256_setzero_si256();
     for (size_t i = 0; i < nq;) {
         const size_t end = nq - i > 15 ? i + 15 : nq;
@@ -45,18 +97,12 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
                 lo = _mm256_and_si256(lo, _mm256_load_si256(t));
                 hi = _mm256_and_si256(hi, _mm256_load_si256(t + 1));
             }
-            const __m256i lo_bits = _mm256_add_epi8(
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(lo, low4)),
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(lo, 4), low4)));
-            const __m256i hi_bits = _mm256_add_epi8(
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(hi, low4)),
-                _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(hi, 4), low4)));
-            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(lo_bits, hi_bits));
+            bytes = _mm256_add_epi8(
+                bytes, _mm256_add_epi8(byte_counts(lo), byte_counts(hi)));
         }
         sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
     }
-    return (uint64_t)_mm256_extract_epi64(sum, 0) + (uint64_t)_mm256_extract_epi64(sum, 1) +
-           (uint64_t)_mm256_extract_epi64(sum, 2) + (uint64_t)_mm256_extract_epi64(sum, 3);
+    return sum_lanes(sum);
 }
 
 NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const uint64_t *q,

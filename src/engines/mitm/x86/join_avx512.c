@@ -1,6 +1,6 @@
 /*
  * join_avx512.c - the join's tables and query loop for x86-64 with AVX-512
- * (F, BW, VBMI, VPOPCNTDQ), GFNI and BMI2, as Ice Lake, Sapphire Rapids and Zen 4
+ * (F, BW, VL, VBMI, VPOPCNTDQ), GFNI and BMI2, as Ice Lake, Sapphire Rapids and Zen 4
  * have them (see join_kernels.h): a 512-bit block set is one register, so
  * a query costs one load and AND per chunk and one vector popcount, and a
  * block's transpose is byte permutations and 8 x 8 bit-matrix transposes
@@ -16,7 +16,7 @@
 #include "engines/mitm/x86/join_tables512.h"
 
 #define NQ_TARGET_AVX512 \
-    __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,avx512vpopcntdq,bmi2")))
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,gfni,avx512vpopcntdq,bmi2")))
 
 /* The transpose's byte permutations (see transpose): compile-time
  * vectors, byte i of each given by a formula in i.  _mm512_set_epi8 takes
@@ -157,6 +157,51 @@ static inline size_t spread_field(uint64_t w, int f)
     }
 }
 
+/* The byte offset of chunk c's table entry in a query's spread words
+ * (chunks 0 to 3 in lo, 4 to 7 in hi). */
+static inline size_t chunk_offset(uint64_t lo, uint64_t hi, int c)
+{
+    return spread_field(c < 4 ? lo : hi, c & 3);
+}
+
+/* Hot loop for a run whose members all lie in one half of the block
+ * (NQ_JOIN_LOW_HALF or NQ_JOIN_HIGH_HALF): a 256-bit load and AND per
+ * chunk of that half's 32 bytes of each row, half the bytes of the whole
+ * rows: a Zen 4 core loads one 512-bit vector a cycle or two 256-bit
+ * ones, and the tables of 8-bit chunks (64 KiB) spill its L1 cache
+ * (docs/performance.md, "Figures the code's choices rest on").  As
+ * block_queries below. */
+NQ_TARGET_AVX512 static inline __attribute__((always_inline)) uint64_t
+half_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+             const uint64_t *mask, int half)
+{
+    const size_t at = (size_t)32 * half; /* the half's bytes in each row */
+    const __m256i members = mask ? _mm256_load_si256((const __m256i *)mask + half)
+                                 : _mm256_set1_epi64x(-1);
+    const uint64_t spread_lo = spread_mask(nch < 4 ? nch : 4, cbits);
+    const uint64_t spread_hi = spread_mask(nch > 4 ? nch - 4 : 0, cbits);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (size_t i = 0; i < nq; i++) {
+        const uint64_t lo = _pdep_u64(q[i], spread_lo);
+        const uint64_t hi = nch > 4 ? _pdep_u64(q[i] >> (4 * cbits), spread_hi) : 0;
+        __m256i acc =
+            _mm256_load_si256((const void *)((const char *)js->table[0] + at + chunk_offset(lo, hi, 0)));
+        acc = _mm256_ternarylogic_epi64(
+            acc, members,
+            nch > 1 ? _mm256_load_si256((const void *)((const char *)js->table[1] + at +
+                                                       chunk_offset(lo, hi, 1)))
+                    : _mm256_set1_epi64x(-1),
+            0x80);
+        for (int c = 2; c < nch; c++)
+            acc = _mm256_and_si256(acc, _mm256_load_si256((const void *)((const char *)js->table[c] +
+                                                                         at + chunk_offset(lo, hi, c))));
+        sum = _mm256_add_epi64(sum, _mm256_popcnt_epi64(acc));
+    }
+    const __m128i pair = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    return (uint64_t)_mm_cvtsi128_si64(pair) + (uint64_t)_mm_extract_epi64(pair, 1);
+}
+
 /* Hot loop: per query, one 512-bit AND per chunk and a popcount.  The
  * mask rides along in the first AND, a three-way one (ternary logic 0x80 is
  * a & b & c), so masked blocks cost nothing extra; the first table's row
@@ -165,8 +210,10 @@ static inline size_t spread_field(uint64_t w, int f)
  * to 3 and 4 to 7); more take a shift and a mask each. */
 NQ_TARGET_AVX512 static inline __attribute__((always_inline)) uint64_t
 block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
-              const uint64_t *mask)
+              const uint64_t *mask, int half)
 {
+    if (half != NQ_JOIN_BOTH_HALVES && nch <= 8)
+        return half_queries(js, q, nq, nch, cbits, mask, half);
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m512i members = mask ? _mm512_load_si512((const void *)mask) : _mm512_set1_epi64(-1);
     __m512i sum = _mm512_setzero_si512();
@@ -182,13 +229,13 @@ block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, 
             acc = _mm512_ternarylogic_epi64(
                 acc, members,
                 nch > 1 ? _mm512_load_si512(
-                              (const void *)((const char *)js->table[1] + spread_field(lo, 1)))
+                              (const void *)((const char *)js->table[1] + chunk_offset(lo, hi, 1)))
                         : _mm512_set1_epi64(-1),
                 0x80);
             for (int c = 2; c < nch; c++)
                 acc = _mm512_and_si512(
                     acc, _mm512_load_si512((const void *)((const char *)js->table[c] +
-                                                          spread_field(c < 4 ? lo : hi, c & 3))));
+                                                          chunk_offset(lo, hi, c))));
             /* Per-lane popcounts summed lane-wise; reduced once per block. */
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
         }

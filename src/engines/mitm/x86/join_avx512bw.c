@@ -25,11 +25,16 @@
 
 /* Hot loop: per query one 512-bit AND per chunk, and one with the run's
  * mask, then the bit counts of its 64 bytes, at most 8 each, summed over
- * 31 queries (248 fits a byte) before vpsadbw widens them. */
+ * 31 queries (248 fits a byte) before vpsadbw widens them.  It takes the
+ * whole block even where a run's members lie in one half: the AVX2 loop
+ * over that half (x86/join_half256.h) was no faster at this level
+ * (NQ_KERNEL=avx512 on a Zen 4, N = 24's units 1.02 to 1.04 of the
+ * time; its CPUs are Skylake's, which run 512-bit vectors whole). */
 NQ_TARGET_AVX512BW static inline __attribute__((always_inline)) uint64_t
 block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
-              const uint64_t *mask)
+              const uint64_t *mask, int half)
 {
+    (void)half;
     const __m512i members = mask ? _mm512_load_si512((const void *)mask) : _mm512_set1_epi64(-1);
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
     const __m512i nibble_bits = _mm512_broadcast_i32x4(
