@@ -106,12 +106,34 @@ double *nq_test_unit_costs(nq_job *job)
     return costs;
 }
 
+/* The hook's model of the half-boards on `rows` (bits of the 2h rows):
+ * h! bijections, each pair of rows d < h apart clashing on a diagonal with
+ * probability 2(h - d) / (h(h - 1)), the pairs taken as independent
+ * (docs/engines.md, "Planning"). */
+static double model_half_boards(int h, uint32_t rows)
+{
+    double v = 1;
+    for (int i = 2; i <= h; i++)
+        v *= i;
+    for (int r = 0; r < 2 * h; r++)
+        for (int s = r + 1; s < 2 * h && s - r < h; s++)
+            if (rows >> r & 1 && rows >> s & 1)
+                v *= 1 - 2.0 * (h - (s - r)) / ((double)h * (h - 1));
+    return v;
+}
+
 double nq_test_unit_cost(nq_job *job, int n, uint64_t u)
 {
     const int h = n / 2;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     nq_mitm_unit d;
     assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
+    if (!(n & 1) && h > NQ_MITM_STORE_MAX_H) {
+        const uint32_t west = ((UINT32_C(1) << 2 * h) - 1) & ~d.east;
+        const double cost = nq_mitm_unit_cost(job, model_half_boards(h, d.east),
+                                              model_half_boards(h, west));
+        return cost * cost; /* the hook squares the model's prices */
+    }
     uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
     if (d.b)
         rows &= ~(UINT32_C(1) << (h + d.b - 1));

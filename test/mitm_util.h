@@ -46,7 +46,9 @@ double *nq_test_unit_costs(nq_job *job);
  * from the unit's description: the half-boards of its west side (the rows
  * neither E nor the middle column's queen holds) and of its east side once
  * per configuration a (its queen holds east column a - 1), from group
- * sizes counted by a search of its own. */
+ * sizes counted by a search of its own; on the even boards past the store
+ * (N = 24 up), the square of the price of the model's half-board counts,
+ * computed here from the model's definition. */
 double nq_test_unit_cost(nq_job *job, int n, uint64_t u);
 
 /* The next value of a fixed, portable pseudo-random stream (xorshift64*)
