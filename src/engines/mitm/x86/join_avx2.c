@@ -28,81 +28,57 @@ NQ_TARGET_AVX2 static inline __attribute__((always_inline)) __m256i byte_counts(
         _mm256_shuffle_epi8(nibble_bits, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
 }
 
-/* The sum of the four 64-bit lanes of v. */
-NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t sum_lanes(__m256i v)
-{
-    return (uint64_t)_mm256_extract_epi64(v, 0) + (uint64_t)_mm256_extract_epi64(v, 1) +
-           (uint64_t)_mm256_extract_epi64(v, 2) + (uint64_t)_mm256_extract_epi64(v, 3);
-}
-
-/* Hot loop for a run whose members all lie in one half of the block
- * (NQ_JOIN_LOW_HALF or NQ_JOIN_HIGH_HALF): blocks from N = 22 on hold the
- * members of several keys, and a run of queries may meet only some of
- * them.  Per query one 256-bit AND per chunk on that half instead of two,
- * then its bytes' bit counts, at most 8 each, summed over 31 queries (248
- * fits a byte) before vpsadbw widens them.  The half's 256 members are
- * the 32 bytes from 32 * half on of each 64-byte table row and mask. */
+/* Hot loop over `parts` 256-bit parts of the block from part `first` on:
+ * both halves (first 0, parts 2), or the one half holding every member a
+ * run may meet (nq_join_run: blocks from N = 22 on hold the members of
+ * several keys, and a run of queries may meet only some of them).  AVX2
+ * has no vector popcount: per query one AND per chunk and part, then each
+ * byte's bits counted (byte_counts) and summed across queries -- at most
+ * 8 per part and query, so 31 queries fit a byte for one part and 15 for
+ * two -- before vpsadbw widens them into 64-bit lanes. */
 NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t
-half_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
-             const uint64_t *mask, int half)
+part_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
+             const uint64_t *mask, int first, int parts)
 {
-    const __m256i members = mask ? _mm256_load_si256((const __m256i *)mask + half)
-                                 : _mm256_set1_epi64x(-1);
+    __m256i members[2];
+    for (int p = 0; p < parts; p++)
+        members[p] = mask ? _mm256_load_si256((const __m256i *)mask + first + p)
+                          : _mm256_set1_epi64x(-1);
     const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
+    const size_t batch = parts == 1 ? 31 : 15;
     __m256i sum = _mm256_setzero_si256();
     for (size_t i = 0; i < nq;) {
-        const size_t end = nq - i > 31 ? i + 31 : nq;
+        const size_t end = nq - i > batch ? i + batch : nq;
         __m256i bytes = _mm256_setzero_si256();
         for (; i < end; i++) {
             const uint64_t s = q[i];
-            __m256i acc = _mm256_and_si256(
-                members, _mm256_load_si256((const __m256i *)js->table[0][s & cmask] + half));
-            for (int c = 1; c < nch; c++)
-                acc = _mm256_and_si256(
-                    acc, _mm256_load_si256(
-                             (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask] + half));
-            bytes = _mm256_add_epi8(bytes, byte_counts(acc));
+            __m256i acc[2];
+            const __m256i *t0 = (const __m256i *)js->table[0][s & cmask] + first;
+            for (int p = 0; p < parts; p++)
+                acc[p] = _mm256_and_si256(members[p], _mm256_load_si256(t0 + p));
+            for (int c = 1; c < nch; c++) {
+                const __m256i *t =
+                    (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask] + first;
+                for (int p = 0; p < parts; p++)
+                    acc[p] = _mm256_and_si256(acc[p], _mm256_load_si256(t + p));
+            }
+            for (int p = 0; p < parts; p++)
+                bytes = _mm256_add_epi8(bytes, byte_counts(acc[p]));
         }
         sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
     }
-    return sum_lanes(sum);
+    return (uint64_t)_mm256_extract_epi64(sum, 0) + (uint64_t)_mm256_extract_epi64(sum, 1) +
+           (uint64_t)_mm256_extract_epi64(sum, 2) + (uint64_t)_mm256_extract_epi64(sum, 3);
 }
 
-/* Hot loop.  AVX2 has no vector popcount: count each byte's bits
- * (byte_counts), add the two 256-bit halves, and sum the byte counts
- * across queries -- at most 16 per query, so 15 queries fit a byte --
- * before widening them (vpsadbw) into 64-bit lanes.  A run whose members
- * lie in one half takes that half alone (half_queries). */
+/* The run's half of the block (nq_join_run), or both. */
 NQ_TARGET_AVX2 static inline __attribute__((always_inline)) uint64_t
 block_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, int cbits,
               const uint64_t *mask, int half)
 {
-    if (half != NQ_JOIN_BOTH_HALVES)
-        return half_queries(js, q, nq, nch, cbits, mask, half);
-    const __m256i ones = _mm256_set1_epi64x(-1);
-    const __m256i mask_lo = mask ? _mm256_load_si256((const __m256i *)mask) : ones;
-    const __m256i mask_hi = mask ? _mm256_load_si256((const __m256i *)mask + 1) : ones;
-    const uint64_t cmask = (UINT64_C(1) << cbits) - 1;
-    __m256i sum = _mm256_setzero_si256();
-    for (size_t i = 0; i < nq;) {
-        const size_t end = nq - i > 15 ? i + 15 : nq;
-        __m256i bytes = _mm256_setzero_si256();
-        for (; i < end; i++) {
-            const uint64_t s = q[i];
-            const __m256i *t0 = (const __m256i *)js->table[0][s & cmask];
-            __m256i lo = _mm256_and_si256(mask_lo, _mm256_load_si256(t0));
-            __m256i hi = _mm256_and_si256(mask_hi, _mm256_load_si256(t0 + 1));
-            for (int c = 1; c < nch; c++) {
-                const __m256i *t = (const __m256i *)js->table[c][(s >> (cbits * c)) & cmask];
-                lo = _mm256_and_si256(lo, _mm256_load_si256(t));
-                hi = _mm256_and_si256(hi, _mm256_load_si256(t + 1));
-            }
-            bytes = _mm256_add_epi8(
-                bytes, _mm256_add_epi8(byte_counts(lo), byte_counts(hi)));
-        }
-        sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
-    }
-    return sum_lanes(sum);
+    if (half == NQ_JOIN_BOTH_HALVES)
+        return part_queries(js, q, nq, nch, cbits, mask, 0, 2);
+    return part_queries(js, q, nq, nch, cbits, mask, half, 1);
 }
 
 NQ_TARGET_AVX2 uint64_t nq_join_queries_avx2(const nq_join_scratch *js, const uint64_t *q,
