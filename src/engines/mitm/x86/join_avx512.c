@@ -185,20 +185,22 @@ half_queries(const nq_join_scratch *js, const uint64_t *q, size_t nq, int nch, i
     for (size_t i = 0; i < nq; i++) {
         const uint64_t lo = _pdep_u64(q[i], spread_lo);
         const uint64_t hi = nch > 4 ? _pdep_u64(q[i] >> (4 * cbits), spread_hi) : 0;
-        __m256i acc =
-            _mm256_load_si256((const void *)((const char *)js->table[0] + at + chunk_offset(lo, hi, 0)));
+        __m256i acc = _mm256_load_si256(
+            (const void *)((const char *)js->table[0] + at + chunk_offset(lo, hi, 0)));
         acc = _mm256_ternarylogic_epi64(
             acc, members,
-            nch > 1 ? _mm256_load_si256((const void *)((const char *)js->table[1] + at +
-                                                       chunk_offset(lo, hi, 1)))
+            nch > 1 ? _mm256_load_si256(
+                          (const void *)((const char *)js->table[1] + at + chunk_offset(lo, hi, 1)))
                     : _mm256_set1_epi64x(-1),
             0x80);
         for (int c = 2; c < nch; c++)
-            acc = _mm256_and_si256(acc, _mm256_load_si256((const void *)((const char *)js->table[c] +
-                                                                         at + chunk_offset(lo, hi, c))));
+            acc = _mm256_and_si256(
+                acc, _mm256_load_si256((const void *)((const char *)js->table[c] + at +
+                                                      chunk_offset(lo, hi, c))));
         sum = _mm256_add_epi64(sum, _mm256_popcnt_epi64(acc));
     }
-    const __m128i pair = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    const __m128i pair =
+        _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
     return (uint64_t)_mm_cvtsi128_si64(pair) + (uint64_t)_mm_extract_epi64(pair, 1);
 }
 

@@ -26,8 +26,8 @@
 /* Hot loop: per query one 512-bit AND per chunk, and one with the run's
  * mask, then the bit counts of its 64 bytes, at most 8 each, summed over
  * 31 queries (248 fits a byte) before vpsadbw widens them.  It takes the
- * whole block even where a run's members lie in one half: the AVX2 loop
- * over that half (x86/join_half256.h) was no faster at this level
+ * whole block even where a run's members lie in one half: a 256-bit loop
+ * over that half, as join_avx2.c's, was no faster at this level
  * (NQ_KERNEL=avx512 on a Zen 4, N = 24's units 1.02 to 1.04 of the
  * time; its CPUs are Skylake's, which run 512-bit vectors whole). */
 NQ_TARGET_AVX512BW static inline __attribute__((always_inline)) uint64_t
