@@ -200,8 +200,10 @@ static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
     memset(size, 0, sizeof size);
     for (size_t i = 0; i < n; i++)
         size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
-    static uint16_t tag[2100];
+    uint16_t *tag = malloc((n + 1) * sizeof *tag);
+    assert_non_null(tag);
     sort(src, n, o, tag, js, dst, l);
+    free(tag);
     assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
     assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
@@ -282,6 +284,43 @@ static void test_join_sorted(void **state)
     free(js);
 }
 
+/* Lists long enough for the sort to prefetch each member's slot (join_sort.c,
+ * SCATTER_PREFETCH_MIN, 2^18 members), sorted by each kernel level's copy,
+ * with keys of 6 and NQ_JOIN_KEY_BITS_MAX bits and classes: every member
+ * in its bucket, in the parts' prefetching loop and in its tail alike. */
+static void test_sort_long(void **state)
+{
+    (void)state;
+    nq_join_sort_fn *const sorts[NQ_KERNEL_LEVELS] = {nq_join_sort_portable, nq_join_sort_avx2,
+                                                      nq_join_sort_avx512,
+                                                      nq_join_sort_avx512icl};
+    const size_t n = ((size_t)1 << 18) + 37;
+    const int bits = 40;
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    static nq_join_order o;
+    static nq_join_list l;
+    assert_non_null(js);
+    assert_true(src && dst);
+    memset(js, 0, sizeof *js);
+    uint64_t x = 99;
+    random_sigs(src, n, bits, 2, &x);
+    uint32_t count[NQ_JOIN_MAX_BITS] = {0};
+    nq_join_sample_bits(src, n, bits, count);
+    static const int key_bits[] = {6, NQ_JOIN_KEY_BITS_MAX};
+    for (size_t k = 0; k < sizeof key_bits / sizeof *key_bits; k++) {
+        o.class_mask = UINT64_C(1) << 3 | UINT64_C(1) << 30;
+        nq_join_pick_key(count, count, bits, key_bits[k], &o);
+        assert_int_equal(o.key_bits, key_bits[k]);
+        for (int level = 0; level < NQ_KERNEL_LEVELS; level++)
+            if (nq_kernel_supported((enum nq_kernel_level)level))
+                sort_and_check(sorts[level], src, n, &o, js, dst, &l);
+    }
+    free(src);
+    free(dst);
+    free(js);
+}
+
 /* Each kernel level's bit sample against a count of the same members
  * (every step-th, step = n / sample size) bit by bit: lists short, long
  * and past the largest sample, so that byte counters that must be added
@@ -337,6 +376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
+        cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

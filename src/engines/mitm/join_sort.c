@@ -152,8 +152,16 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
  * other's counter updates (store to load), as a bucket holds many. */
 #define SORT_PARTS NQ_JOIN_SORT_PARTS
 
-/* Members ahead of the one the scatter writes whose slot it prefetches. */
+/* Members ahead of the one the scatter writes whose slot it prefetches,
+ * in lists of at least SCATTER_PREFETCH_MIN members: 2 MiB of slots, more
+ * than a core's L2 cache holds.  A shorter list's slot lines mostly come
+ * from the L2 cache anyway, and the prefetch's own loads (the tag and the
+ * counter of the member ahead) cost more than it saves: whole units of
+ * N = 19 to 21 and 23, whose lists hold 2^13 to 2^18 members, took 0.97
+ * to 0.98 of the time without it, while N = 22's longer lists gain from
+ * it (docs/performance.md, "Figures the code's choices rest on"). */
 #define SCATTER_AHEAD 16
+#define SCATTER_PREFETCH_MIN ((size_t)1 << 18)
 
 /* A member's tag, kept in the tag array while it is sorted: its key (low
  * key_bits bits) and above it its two class bits as they stand.  A bucket
@@ -263,12 +271,13 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
      * parts) are more write streams than the hardware prefetcher follows,
      * and each first write to a line would wait for it from memory, so the
      * slot line of the member SCATTER_AHEAD on is asked for (for writing)
-     * first.  That slot may move on before the member comes (its bucket
+     * first where the list is long enough for that to pay.  That slot may move on before the member comes (its bucket
      * fills a little more), but mostly stays on the same line; a prefetch
      * never faults, whatever the address. */
     bit_gather keep;
     bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
-    const size_t ahead = part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
+    const size_t ahead =
+        n >= SCATTER_PREFETCH_MIN && part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
     for (j = 0; j < ahead; j++)
         for (int p = 0; p < SORT_PARTS; p++) {
             __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
