@@ -41,6 +41,24 @@ RECORD = 64
 HEADER = 64
 
 
+def wait_stopped(pid, timeout=30):
+    """Waits until every thread of process pid is stopped (state T), so
+    that no write of its own is under way."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+            except FileNotFoundError:  # a thread that has just ended
+                pass
+        if states and all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} did not stop")
+
+
 def run(*args, timeout=120):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=timeout)
 
@@ -247,8 +265,14 @@ class Failures(Base):
         args = [*LONG, "--checkpoint", self.journal]
         proc = self.start(args)
         self.wait_for_progress(proc)
+        # Stopped while the limit is taken and set: a running count writes
+        # records every millisecond or so, and one that wrote ten more in
+        # between would meet the limit past its end and tear nothing.
+        proc.send_signal(signal.SIGSTOP)
+        wait_stopped(proc.pid)
         limit = os.path.getsize(self.journal) + 10 * RECORD + RECORD // 2
         resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+        proc.send_signal(signal.SIGCONT)
         out, err = proc.communicate(timeout=120)
         self.assertEqual(proc.returncode, 1, err)
         self.assertEqual(out, "")

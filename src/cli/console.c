@@ -24,18 +24,22 @@ atomic_int nq_cli_first_signal;
 static atomic_int progress_line_open;
 static atomic_int exit_at_once; /* no journal: nothing to save */
 
-/* Writes seconds as H:MM:SS or M:SS into buf. */
+/* Writes seconds as H:MM:SS or M:SS into buf, or "--" for no figure (an
+ * unknown ETA) or one past NQ_CLI_DURATION_MAX.  An N = 28 count on a
+ * few cores runs to decades, well past 1e9 s on a slower machine, and is
+ * shown; only a figure past any count's length is not. */
+#define NQ_CLI_DURATION_MAX 1e12 /* about 31,700 years */
 static const char *format_duration(double seconds, char *buf, size_t size)
 {
-    if (!(seconds >= 0) || seconds > 1e9) {
+    if (!(seconds >= 0) || seconds > NQ_CLI_DURATION_MAX) {
         snprintf(buf, size, "--");
         return buf;
     }
-    unsigned long t = (unsigned long)(seconds + 0.5);
+    const unsigned long long t = (unsigned long long)(seconds + 0.5);
     if (t >= 3600)
-        snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+        snprintf(buf, size, "%llu:%02llu:%02llu", t / 3600, t / 60 % 60, t % 60);
     else
-        snprintf(buf, size, "%lu:%02lu", t / 60, t % 60);
+        snprintf(buf, size, "%llu:%02llu", t / 60, t % 60);
     return buf;
 }
 
