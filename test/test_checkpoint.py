@@ -41,24 +41,6 @@ RECORD = 64
 HEADER = 64
 
 
-def wait_stopped(pid, timeout=30):
-    """Waits until every thread of process pid is stopped (state T), so
-    that no write of its own is under way."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        states = []
-        for task in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    states.append(f.read().rsplit(")", 1)[1].split()[0])
-            except FileNotFoundError:  # a thread that has just ended
-                pass
-        if states and all(state in ("T", "t") for state in states):
-            return
-        time.sleep(0.001)
-    raise AssertionError(f"process {pid} did not stop")
-
-
 def run(*args, timeout=120):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=timeout)
 
