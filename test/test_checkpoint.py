@@ -247,9 +247,9 @@ class Failures(Base):
         args = [*LONG, "--checkpoint", self.journal]
         proc = self.start(args)
         self.wait_for_progress(proc)
-        # Stopped while the limit is taken and set: a running count writes
-        # records every millisecond or so, and one that wrote ten more in
-        # between would meet the limit past its end and tear nothing.
+        # Stopped while the limit is taken and set: a running count flushes
+        # its records as it goes, and a flush of more than ten in between
+        # would leave the file past the limit, so that nothing is torn.
         proc.send_signal(signal.SIGSTOP)
         wait_stopped(proc.pid)
         limit = os.path.getsize(self.journal) + 10 * RECORD + RECORD // 2

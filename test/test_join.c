@@ -187,6 +187,10 @@ static uint32_t key_under(uint64_t x, const nq_join_order *o)
     return key;
 }
 
+/* Each kernel level's copy of the sort, by level. */
+static nq_join_sort_fn *const level_sorts[NQ_KERNEL_LEVELS] = {
+    nq_join_sort_portable, nq_join_sort_avx2, nq_join_sort_avx512, nq_join_sort_avx512icl};
+
 /* Sorts src with `sort` (one kernel level's copy) and checks that the
  * list holds the cut members (by checksum), each bucket after the one
  * before and as large as the members of its class and key. */
@@ -221,9 +225,6 @@ static void test_join_sorted(void **state)
     static const int key_bits[] = {0, 3, 6, 8, 10, NQ_JOIN_KEY_BITS_MAX};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
-    nq_join_sort_fn *const sorts[NQ_KERNEL_LEVELS] = {nq_join_sort_portable, nq_join_sort_avx2,
-                                                      nq_join_sort_avx512,
-                                                      nq_join_sort_avx512icl};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
     if (js) /* its progress fields 0: no unit's progress tracked (join.h) */
         memset(js, 0, sizeof *js);
@@ -264,8 +265,8 @@ static void test_join_sorted(void **state)
                     for (int level = 0; level < NQ_KERNEL_LEVELS; level++) {
                         if (!nq_kernel_supported((enum nq_kernel_level)level))
                             continue;
-                        sort_and_check(sorts[level], a, na, &o, js, sa, &la);
-                        sort_and_check(sorts[level], b, nb, &o, js, sb, &lb);
+                        sort_and_check(level_sorts[level], a, na, &o, js, sa, &la);
+                        sort_and_check(level_sorts[level], b, nb, &o, js, sb, &lb);
                         const uint64_t got =
                             nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
                         if (got != want)
@@ -291,9 +292,6 @@ static void test_join_sorted(void **state)
 static void test_sort_long(void **state)
 {
     (void)state;
-    nq_join_sort_fn *const sorts[NQ_KERNEL_LEVELS] = {nq_join_sort_portable, nq_join_sort_avx2,
-                                                      nq_join_sort_avx512,
-                                                      nq_join_sort_avx512icl};
     const size_t n = ((size_t)1 << 18) + 37;
     const int bits = 40;
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
@@ -314,7 +312,7 @@ static void test_sort_long(void **state)
         assert_int_equal(o.key_bits, key_bits[k]);
         for (int level = 0; level < NQ_KERNEL_LEVELS; level++)
             if (nq_kernel_supported((enum nq_kernel_level)level))
-                sort_and_check(sorts[level], src, n, &o, js, dst, &l);
+                sort_and_check(level_sorts[level], src, n, &o, js, dst, &l);
     }
     free(src);
     free(dst);

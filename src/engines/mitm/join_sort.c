@@ -271,9 +271,10 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
      * parts) are more write streams than the hardware prefetcher follows,
      * and each first write to a line would wait for it from memory, so the
      * slot line of the member SCATTER_AHEAD on is asked for (for writing)
-     * first where the list is long enough for that to pay.  That slot may move on before the member comes (its bucket
-     * fills a little more), but mostly stays on the same line; a prefetch
-     * never faults, whatever the address. */
+     * first where the list is long enough for that to pay.  That slot may
+     * move on before the member comes (its bucket fills a little more), but
+     * mostly stays on the same line; a prefetch never faults, whatever the
+     * address. */
     bit_gather keep;
     bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     const size_t ahead =
