@@ -218,7 +218,7 @@ static void same_count_by_key_bits(int n, uint64_t u, const int *key_bits, int w
  * units spread over N = 24 (4.0 and 1.4 million halves, joined with
  * twelve key bits by default) counts the same with eight, twelve and
  * fourteen, and the costliest of 8 spread over N = 26 (11 million west
- * halves, the east ones in batches of 2^24: fourteen by default) the same
+ * halves, more than 16 million east ones: fourteen by default) the same
  * with twelve and fourteen.  The keys only skip pairs that share a key
  * bit, so any width must give the same count; the join's own test checks
  * widths up to fourteen on random lists. */

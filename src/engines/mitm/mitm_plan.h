@@ -21,9 +21,14 @@
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 
-/* Half-boards a batch holds at most, per list: 128 MiB.  Units with more
- * (the boards without a store) are joined in batches (mitm.c). */
-#define NQ_MITM_HALF_LIMIT ((size_t)1 << 24)
+/* Half-boards a batch holds at most, per list: 256 MiB.  Units with more
+ * (the boards without a store) are joined in batches (mitm.c).  Longer
+ * batches pay: at the widest key each key's bucket is longer, so a join
+ * block holds fewer keys and its runs let fewer lanes go to waste, and
+ * fewer east batches build the west halves again.  Twice this would take
+ * nq_mitm_memory_estimate() at N = 28 past 4 GiB on 2 threads
+ * (docs/performance.md, "mitm's batches"). */
+#define NQ_MITM_HALF_LIMIT ((size_t)1 << 25)
 
 typedef struct mitm_plan {
     int n, h;
