@@ -25,7 +25,8 @@
  * (the boards without a store) are joined in batches (mitm.c).  Longer
  * batches pay: at the widest key each key's bucket is longer, so a join
  * block holds fewer keys and its runs let fewer lanes go to waste, and
- * fewer east batches build the west halves again.  Twice this would take
+ * fewer east batches build the west halves again.  Twice this left N = 26
+ * as it was, is unsettled at N = 28, and would take
  * nq_mitm_memory_estimate() at N = 28 past 4 GiB on 2 threads
  * (docs/performance.md, "mitm's batches"). */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 25)
