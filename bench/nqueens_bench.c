@@ -32,6 +32,7 @@ static int each_job(const bench_options *o)
             s.n = o->n.values[ni];
             s.engine = o->engines[ei];
             s.split_depth = o->split_depth;
+            s.memory = o->memory;
             int ret;
             if (o->mode == MODE_PROJECT) {
                 s.threads = o->threads.values[o->threads.count - 1];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/size.h"
 #include "cli/version.h"
 #include "options.h"
 #include "engines/mitm/mitm.h"
@@ -39,6 +40,7 @@ enum long_only {
     OPT_PLACES,
     OPT_CHILD_FD,
     OPT_SCHEDULE,
+    OPT_MEMORY,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +68,7 @@ static const struct option long_options[] = {
     {"proc-bind", required_argument, NULL, OPT_PROC_BIND},
     {"places", required_argument, NULL, OPT_PLACES},
     {"schedule", required_argument, NULL, OPT_SCHEDULE},
+    {"memory", required_argument, NULL, OPT_MEMORY},
     {"child-fd", required_argument, NULL, OPT_CHILD_FD}, /* internal: see variants.c */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -117,6 +120,9 @@ static void usage(FILE *out)
             "      --schedule LIST   how threads share the work, each a case of its own:\n"
             "                        tasks, dynamic, guided, static (default: the\n"
             "                        library's); plain keeps the library's\n"
+            "      --memory SIZE     memory each case may plan for, e.g. 8G (K, M, G, T:\n"
+            "                        KiB..TiB): mitm at N >= 24 joins in longer batches\n"
+            "                        where it allows (default: batches of 2^25)\n"
             "      --proc-bind LIST  sweep over OMP_PROC_BIND values: false, true, close,\n"
             "                        spread, primary (each in a process of its own)\n"
             "      --places LIST     sweep over OMP_PLACES values: threads, cores,\n"
@@ -357,6 +363,11 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         o->project = value;
         o->mode = MODE_PROJECT;
         break;
+    case OPT_MEMORY:
+        if (nq_cli_parse_size(arg, &o->memory) < 0)
+            die_usage("invalid memory size '%s': expected a whole number of bytes, or with K, M, "
+                      "G or T (e.g. 8G)", arg);
+        break;
     case OPT_PROJECT_LIMIT:
         if (bench_parse_int(arg, strlen(arg), 1, 10000000, &value) < 0)
             die_usage("invalid time limit '%s' for --project-limit: expected whole seconds "
@@ -398,6 +409,7 @@ static void check_cases(const bench_options *o)
                 s.n = o->n.values[ni];
                 s.engine = o->engines[ei];
                 s.split_depth = o->split_depth;
+                s.memory = o->memory;
                 /* plain runs on one thread; the model modes plan without running */
                 s.threads = o->engines[ei] == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
                 if (o->mode == MODE_PREDICT && s.threads > NQ_MAX_THREADS)

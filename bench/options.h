@@ -35,6 +35,7 @@ typedef struct bench_options {
     int warmup;
     int quiet;
     int split_depth;
+    uint64_t memory; /* --memory: nq_settings.memory of every case; 0 when not given */
     int ranks; /* --ranks R for --predict; 0 when not given */
     int audit;   /* --audit K: units to check */
     int project; /* --project S: units to time */

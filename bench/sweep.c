@@ -39,6 +39,7 @@ static void case_settings(const bench_options *o, const bench_case *bc, nq_setti
     s->engine = bc->engine;
     s->threads = bc->threads;
     s->split_depth = o->split_depth;
+    s->memory = o->memory;
     s->schedule = bc->schedule;
 }
 

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ int bench_variant_spawn(const bench_options *o, int v, pid_t *pid, FILE **in)
         return -1;
     }
     char n[BENCH_MAX_LIST * 12], threads[BENCH_MAX_LIST * 12], engines[128] = "";
-    char min_runs[16], max_runs[16], precision[32], warmup[16], split[16], fd[16];
+    char min_runs[16], max_runs[16], precision[32], warmup[16], split[16], fd[16], memory[24];
     list_text(&o->n, n, sizeof n);
     list_text(&o->threads, threads, sizeof threads);
     for (int i = 0; i < o->engine_count; i++)
@@ -72,6 +73,11 @@ int bench_variant_spawn(const bench_options *o, int v, pid_t *pid, FILE **in)
     if (o->split_depth > 0) {
         argv[argc++] = "--split-depth";
         argv[argc++] = split;
+    }
+    if (o->memory) {
+        snprintf(memory, sizeof memory, "%" PRIu64, o->memory);
+        argv[argc++] = "--memory";
+        argv[argc++] = memory;
     }
     char schedules[64] = "";
     for (int i = 0; i < o->schedule_count && o->schedules[0] != NQ_SCHEDULE_DEFAULT; i++)

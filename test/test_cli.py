@@ -69,6 +69,12 @@ class BadInput(unittest.TestCase):
             with self.subTest(t=t):
                 self.assert_usage_error(["8", "-t", t], f"thread count {t} is out of range")
 
+    def test_bad_memory_sizes(self):
+        for m in ["0", "0G", "", "abc", "1.5G", "8X", "-1", "8 G", "8GiBB", "99999999999999999999",
+                  "17179869184T"]:
+            with self.subTest(m=m):
+                self.assert_usage_error(["8", "--memory", m], f"invalid memory size '{m}'")
+
     def test_control_characters_stay_out_of_messages(self):
         # Found by the fuzzer (test/fuzz/corpus/cli/newline_in_argument): a
         # quoted newline broke the one-line message.  Control characters
@@ -331,6 +337,21 @@ class MemoryCheck(unittest.TestCase):
         # Engines without a memory estimate are not held back.
         p = self.run_with(1, "12", "-e", "mirror", "-t", "2", "-q")
         self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+
+    def test_memory_budget(self):
+        # Past the quarter store a budget sets the batches, and so the
+        # estimate checked: N = 28 on 2 threads fits 4.5 GiB by default, and
+        # a budget of 64 GiB (longer batches) does not; the advice is the
+        # budget that fits, not fewer threads.
+        gib = 1 << 30
+        p = self.run_with(9 * gib // 2, "28", "-e", "mitm", "-t", "2", "--memory", "64G")
+        self.assert_refused(p, "for N=28 on 2 threads", "more than the 4.8 GB available",
+                            "a smaller budget would fit (--memory 4608M)")
+        # Boards with a store ignore the budget: a budget of one byte counts.
+        for m in ["1", "8GiB", "4096m"]:
+            with self.subTest(m=m):
+                p = self.run_with(10**15, "16", "-e", "mitm", "-t", "2", "-q", "--memory", m)
+                self.assertEqual((p.returncode, p.stdout), (0, "14772512\n"), p.stderr)
 
 
 class OutputFile(unittest.TestCase):

@@ -80,7 +80,7 @@ static void test_calibration(void **state)
 {
     (void)state;
     nq_job *job = NULL;
-    assert_int_equal(nq_plan_job(&job, 12, NQ_ENGINE_MIRROR, 2, 3), 0);
+    assert_int_equal(nq_plan_job(&job, 12, NQ_ENGINE_MIRROR, 2, 3, 0), 0);
     const uint64_t units = nq_job_units(job);
     double *costs = malloc(units * sizeof *costs);
     for (uint64_t u = 0; u < units; u++)
@@ -169,7 +169,7 @@ static void test_too_few_chunks(void **state)
 {
     (void)state;
     nq_job *job = NULL;
-    assert_int_equal(nq_plan_job(&job, 10, NQ_ENGINE_MIRROR, 2, 1), 0);
+    assert_int_equal(nq_plan_job(&job, 10, NQ_ENGINE_MIRROR, 2, 1, 0), 0);
     const uint64_t units = nq_job_units(job);
     assert_true(2 > units * NQ_ESTIMATE_MAX_SHARE);
     double *costs = malloc(units * sizeof *costs);

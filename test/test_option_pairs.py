@@ -26,12 +26,12 @@ SAMPLE = {
     "--quiet": None, "--solutions": None, "--limit": "3", "--format": "columns",
     "--progress": None, "--no-progress": None, "--checkpoint": "@journal",
     "--rank-timeout": "5", "--help": None, "--version": None, "--schedule": "tasks", "--output": "@output",
-    "--verify": "0.5",
+    "--verify": "0.5", "--memory": "1G",
 }
 
 # Options that only apply when counting (refused with --solutions).
 COUNTING = {"--threads", "--engine", "--split-depth", "--json", "--progress", "--checkpoint", "--schedule", "--output",
-            "--rank-timeout", "--verify"}
+            "--rank-timeout", "--verify", "--memory"}
 # Options that only apply to listing (refused without --solutions).
 LISTING = {"--limit", "--format"}
 # Pairs that cannot both hold.

@@ -254,7 +254,18 @@ typedef struct nq_settings {
      *  unchecked, so a rerun with the same verify counts it again). */
     double verify;
 
-    uint64_t reserved_[4];
+    /** Bytes of memory the count may plan its working memory for, per
+     *  process (0, the default: the engine's standard sizes).  Only engine
+     *  mitm past the quarter store (n >= 24) reads it: it joins half-boards
+     *  in batches of 2^25 by default, and with `memory` set in the longest
+     *  batches, 2^22 to 2^27, whose nq_mitm_memory_estimate_within() is at
+     *  most `memory` (the shortest when none is).  Longer batches make
+     *  long units faster (n = 28: about 0.89 of the time at 2^26, 0.77 at
+     *  2^27), shorter ones let a count fit on less memory.  It never changes what is counted, the
+     *  job's identity or its journal. */
+    uint64_t memory;
+
+    uint64_t reserved_[3];
 } nq_settings;
 
 /** Outcome of nq_count(). */
@@ -524,6 +535,16 @@ NQ_API int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit 
  * to 1..NQ_MAX_THREADS, as the rest of the library does).
  */
 NQ_API size_t nq_mitm_memory_estimate(int n, int threads);
+
+/**
+ * nq_mitm_memory_estimate() for a count whose settings' `memory` is
+ * `memory`: the estimate at the batch length that budget gives (see
+ * nq_settings.memory), at most `memory` unless even the shortest batches
+ * pass it.  memory 0 gives nq_mitm_memory_estimate(n, threads); so does
+ * any memory for n below 24, whose working memory does not depend on it.
+ * 0 when mitm cannot count n.  No errors, as nq_mitm_memory_estimate().
+ */
+NQ_API size_t nq_mitm_memory_estimate_within(int n, int threads, uint64_t memory);
 
 /* ---- Listing solutions ---- */
 

@@ -14,7 +14,8 @@
  * it: enough for the pool to balance uneven units. */
 #define NQ_JOB_CHUNKS_PER_THREAD 64
 
-int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth)
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth,
+                uint64_t memory)
 {
     *out = NULL;
     const struct nq_engine_ops *ops = nq_engine_ops_for(engine);
@@ -28,6 +29,7 @@ int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int spl
     job->ops = ops;
     job->n = n;
     job->threads = threads > 0 ? threads : 1;
+    job->memory = memory;
     int ret = ops->plan(job, split_depth);
     if (ret < 0) {
         nq_job_free(&job);
@@ -48,7 +50,7 @@ int nq_job_create(nq_job **out, const nq_settings *s)
     const enum nq_engine engine =
         s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, s->threads) : s->engine;
     ret = nq_plan_job(out, s->n, engine, nq_resolve_threads(s->threads),
-                      s->split_depth > 0 ? s->split_depth : NQ_SPLIT_AUTO);
+                      s->split_depth > 0 ? s->split_depth : NQ_SPLIT_AUTO, s->memory);
     if (ret == 0)
         (*out)->schedule = s->schedule;
     return ret;

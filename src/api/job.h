@@ -11,10 +11,13 @@
 #include "core/engine.h"
 
 /* Plans the job for board n on `engine` (never auto), sized for `threads`
- * threads (>= 1), at split_depth (exact, or NQ_SPLIT_AUTO).  Returns 0 and
- * sets *out (free it with nq_job_free()), or NQ_ENOMEM / NQ_EUNSUPPORTED /
- * NQ_EINVAL_ENGINE with *out NULL. */
-int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth);
+ * threads (>= 1), at split_depth (exact, or NQ_SPLIT_AUTO), its working
+ * memory within `memory` bytes a process (nq_settings.memory; 0 = the
+ * engine's default).  Returns 0 and sets *out (free it with
+ * nq_job_free()), or NQ_ENOMEM / NQ_EUNSUPPORTED / NQ_EINVAL_ENGINE with
+ * *out NULL. */
+int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth,
+                uint64_t memory);
 
 /* Solves unit `unit` on the solver only until `share` of it (0 < share
  * <= 1) is done by the engine's measure of a unit's progress, for timing

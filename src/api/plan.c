@@ -66,7 +66,7 @@ int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, c
     enum nq_engine engine;
     int split;
     nq_plan_resolve(s, &engine, &split);
-    ret = nq_plan_job(&p->job, s->n, engine, workers, split);
+    ret = nq_plan_job(&p->job, s->n, engine, workers, split, s->memory);
     if (ret < 0)
         return ret;
     p->verify = s->verify;

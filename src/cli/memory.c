@@ -181,26 +181,32 @@ int nq_cli_memory_check(const char *prog, const nq_settings *s, int threads)
         s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, threads) : s->engine;
     if (engine != NQ_ENGINE_MITM)
         return 0;
-    const size_t need = nq_mitm_memory_estimate(s->n, threads);
+    const size_t need = nq_mitm_memory_estimate_within(s->n, threads, s->memory);
     const available a = memory_available();
     if (need == 0 || need <= a.bytes)
         return 0;
-    /* The estimate grows with the threads: the most that fit, by
-     * bisection (fit fits or is 0, threads does not). */
-    int fit = 0, over = threads;
-    while (over - fit > 1) {
-        const int mid = fit + (over - fit) / 2;
-        if (nq_mitm_memory_estimate(s->n, mid) <= a.bytes)
-            fit = mid;
-        else
-            over = mid;
-    }
     char needed[32], have[32], advice[96];
-    if (fit > 0)
-        snprintf(advice, sizeof advice, "%d thread%s would fit (-t %d)", fit, fit == 1 ? "" : "s",
-                 fit);
-    else
-        snprintf(advice, sizeof advice, "it does not fit even on 1 thread");
+    if (s->memory && nq_mitm_memory_estimate_within(s->n, threads, a.bytes) <= a.bytes) {
+        /* Shorter batches fit: say so before taking threads away. */
+        snprintf(advice, sizeof advice, "a smaller budget would fit (--memory %" PRIu64 "M)",
+                 a.bytes >> 20);
+    } else {
+        /* The estimate grows with the threads: the most that fit, by
+         * bisection (fit fits or is 0, threads does not). */
+        int fit = 0, over = threads;
+        while (over - fit > 1) {
+            const int mid = fit + (over - fit) / 2;
+            if (nq_mitm_memory_estimate_within(s->n, mid, s->memory) <= a.bytes)
+                fit = mid;
+            else
+                over = mid;
+        }
+        if (fit > 0)
+            snprintf(advice, sizeof advice, "%d thread%s would fit (-t %d)", fit,
+                     fit == 1 ? "" : "s", fit);
+        else
+            snprintf(advice, sizeof advice, "it does not fit even on 1 thread");
+    }
     fprintf(stderr,
             "%s: engine mitm needs about %s for N=%d on %d thread%s, more than the %s available "
             "(%s): %s\n",

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "cli/size.h"
 
 enum long_only {
     OPT_SPLIT_DEPTH = 256,
@@ -28,6 +29,7 @@ enum long_only {
     OPT_SCHEDULE,
     OPT_OUTPUT,
     OPT_VERIFY,
+    OPT_MEMORY,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +48,7 @@ static const struct option long_options[] = {
     {"rank-timeout", required_argument, NULL, OPT_RANK_TIMEOUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"verify", required_argument, NULL, OPT_VERIFY},
+    {"memory", required_argument, NULL, OPT_MEMORY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -78,6 +81,9 @@ void nq_cli_usage(FILE *out, const char *prog)
             "      --verify F        count a sample of F (0 < F <= 1, e.g. 0.01) of the\n"
             "                        chunks a second time on another thread (nqueens-mpi:\n"
             "                        another rank) and compare; differing counts exit %d\n"
+            "      --memory SIZE     memory a process may plan for, e.g. 8G (K, M, G, T:\n"
+            "                        KiB..TiB); mitm at N >= 24 joins in longer batches,\n"
+            "                        faster, where it allows (default: batches of 2^25)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N, NQ_CLI_EXIT_VERIFY);
@@ -171,7 +177,7 @@ static int parse_count(const char *text, uint64_t *value)
 /* Which options the command line gave, for the checks of what applies. */
 typedef struct given {
     int threads, engine, split_depth, limit, format, progress, no_progress, rank_timeout,
-        schedule, verify;
+        schedule, verify, memory;
 } given;
 
 /* Handles one option c with argument arg.  Returns NQ_CLI_RUN to go on,
@@ -217,6 +223,13 @@ static enum nq_cli_action parse_option(int c, const char *arg, nq_cli_options *o
                        "invalid verify fraction '%s': expected a number more than 0 and at most "
                        "1 (e.g. 0.01)", arg);
         g->verify = 1;
+        break;
+    case OPT_MEMORY:
+        if (nq_cli_parse_size(arg, &opt->settings.memory) < 0)
+            return bad(err, err_size,
+                       "invalid memory size '%s': expected a whole number of bytes, or with K, M, "
+                       "G or T (e.g. 8G)", arg);
+        g->memory = 1;
         break;
     case OPT_JSON: opt->json = 1; break;
     case 'q': opt->quiet = 1; break;
@@ -311,6 +324,7 @@ static enum nq_cli_action check_mode(const nq_cli_options *opt, const given *g, 
         {g->progress, "--progress"},     {opt->settings.checkpoint_path != NULL, "--checkpoint"},
         {g->rank_timeout, "--rank-timeout"}, {g->schedule, "--schedule"},
         {opt->output != NULL, "--output"}, {g->verify, "--verify"},
+        {g->memory, "--memory"},
     };
     for (size_t i = 0; i < sizeof counting / sizeof counting[0]; i++)
         if (counting[i].given)

@@ -67,6 +67,10 @@ struct nq_job {
      * for no limit: plan() sets it when units take long, so that progress
      * and the ETA come every few seconds, not once per thread's 64th. */
     uint64_t chunk_limit;
+    /* Bytes the plan may size this process's working memory to
+     * (nq_settings.memory; 0 = the engine's default sizes).  Set before
+     * plan(); what a unit counts never depends on it. */
+    uint64_t memory;
     void *plan;        /* engine-private, read-only while solving */
     /* How the pool shares the job's chunks when the job is solved through
      * nq_job_solve() or by nqueens-mpi's ranks (nq_count() passes its

@@ -150,7 +150,7 @@ static void plan_beside_rank0(const program *pg, const int64_t *msg, nq_plan *pl
     if (msg[NQ_MPI_PLAN_ENGINE] < 0)
         return;
     if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
-                    pg->total_threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
+                    pg->total_threads, (int)msg[NQ_MPI_PLAN_SPLIT], pg->opt.settings.memory) < 0)
         plan->job = NULL;
 }
 
@@ -164,7 +164,7 @@ static int is_rank0_job(const int64_t *msg, const nq_plan *plan)
 /* Other ranks: keeps the job planned beside rank 0 when it is rank 0's,
  * else plans the job rank 0 resolved, at the split depth it chose.
  * Returns 1 when *plan is the very same job, 0 otherwise. */
-static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
+static int plan_like_rank0(const int64_t *msg, int threads, uint64_t memory, nq_plan *plan)
 {
     plan->chunk_units = (uint64_t)msg[NQ_MPI_PLAN_CHUNK_UNITS];
     if (is_rank0_job(msg, plan))
@@ -172,7 +172,7 @@ static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
     nq_job_free(&plan->job);
     nq_mpi_trace("planning again, as rank 0 did");
     if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
-                    threads, (int)msg[NQ_MPI_PLAN_SPLIT]) < 0)
+                    threads, (int)msg[NQ_MPI_PLAN_SPLIT], memory) < 0)
         return 0;
     return is_rank0_job(msg, plan);
 }
@@ -181,7 +181,9 @@ static int plan_like_rank0(const int64_t *msg, int threads, nq_plan *plan)
  * 0 after rank 0 named the first rank that did not. */
 static int same_job_everywhere(const program *pg, const int64_t *msg, nq_plan *plan)
 {
-    int mine = pg->rank == 0 || plan_like_rank0(msg, pg->threads, plan) ? pg->ranks : pg->rank;
+    const int same =
+        pg->rank == 0 || plan_like_rank0(msg, pg->threads, pg->opt.settings.memory, plan);
+    int mine = same ? pg->ranks : pg->rank;
     int first_bad = pg->ranks;
     nq_mpi_allreduce_napping(&mine, &first_bad, 1, MPI_INT, MPI_MIN);
     if (first_bad < pg->ranks && pg->rank == 0)

@@ -62,7 +62,7 @@ static void header(unsigned char *b)
 
 static void setup(void)
 {
-    if (nq_plan_job(&job, 8, NQ_ENGINE_MIRROR, 1, 2) < 0)
+    if (nq_plan_job(&job, 8, NQ_ENGINE_MIRROR, 1, 2, 0) < 0)
         abort();
     chunk_units = nq_plan_durable_chunk_units(job);
     snprintf(path, sizeof path, "/tmp/nq_fuzz_journal.%ld", (long)getpid());

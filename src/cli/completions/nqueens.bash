@@ -46,6 +46,7 @@ _nqueens()
     --split-depth) _nqueens_offer "1 2 3 4 5 6 7 8" "$_nq_cur"; return ;;
     --schedule) _nqueens_offer "tasks dynamic guided static" "$_nq_cur"; return ;;
     --verify) _nqueens_offer "0.01 0.1 1" "$_nq_cur"; return ;;
+    --memory) _nqueens_offer "4G 8G 16G 32G" "$_nq_cur"; return ;;
     -t | --threads | --limit | --rank-timeout) return ;; # a number: nothing to offer
     esac
     if [[ $_nq_cur == -* ]]; then
@@ -53,7 +54,7 @@ _nqueens()
         [[ ${COMP_WORDS[0]##*/} == nqueens-mpi ]] && mpi_only="--rank-timeout"
         _nqueens_offer "-t --threads -e --engine --split-depth --schedule --json -q --quiet --output
             --solutions --limit --format --progress --no-progress --checkpoint
-            --verify -h --help -V --version $mpi_only" "$_nq_cur"
+            --verify --memory -h --help -V --version $mpi_only" "$_nq_cur"
     fi
 }
 
@@ -82,13 +83,14 @@ _nqueens_bench()
         ;;
     --proc-bind) _nqueens_offer "false true close spread primary" "$_nq_cur"; return ;;
     --places) _nqueens_offer "threads cores ll_caches numa_domains sockets" "$_nq_cur"; return ;;
+    --memory) _nqueens_offer "4G 8G 16G 32G" "$_nq_cur"; return ;;
     -n | --n | -t | --threads | -r | --repeat | --warmup | --ranks | --audit | --project | \
         --project-limit | --project-part | --min-runs | --max-runs | --precision) return ;;
     esac
     if [[ $_nq_cur == -* ]]; then
         _nqueens_offer "-n --n -t --threads -e --engine -r --repeat --min-runs --max-runs
             --precision --warmup --split-depth --csv --json --markdown --plot --schedule
-            --proc-bind --places -q --quiet
+            --memory --proc-bind --places -q --quiet
             --profile --predict --ranks --audit --project --project-limit --project-part
             -h --help -V --version" "$_nq_cur"
     fi

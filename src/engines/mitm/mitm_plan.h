@@ -21,15 +21,21 @@
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 
-/* Half-boards a batch holds at most, per list: 256 MiB.  Units with more
- * (the boards without a store) are joined in batches (mitm.c).  Longer
- * batches pay: at the widest key each key's bucket is longer, so a join
- * block holds fewer keys and its runs let fewer lanes go to waste, and
- * fewer east batches build the west halves again.  Twice this left N = 26
- * as it was, is unsettled at N = 28, and would take
- * nq_mitm_memory_estimate() at N = 28 past 4 GiB on 2 threads
- * (docs/performance.md, "mitm's batches"). */
+/* Half-boards a batch holds at most, per list, by default: 256 MiB.
+ * Units with more (the boards without a store) are joined in batches
+ * (mitm.c).  Longer batches pay: at the widest key each key's bucket is
+ * longer, so a join block holds fewer keys and its runs let fewer lanes go
+ * to waste, and fewer east batches build the west halves again.  Twice
+ * this leaves N = 26 as it is and takes N = 28 to about 0.89 of its time
+ * (four times: 0.77), but takes nq_mitm_memory_estimate() at N = 28 past
+ * 4 GiB on 2 threads (docs/performance.md, "mitm's batches"); so longer
+ * batches are taken only where nq_settings.memory allows them. */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 25)
+/* The range a memory budget chooses from (nq_mitm_half_limit): below the
+ * shortest, batches rebuild the west halves too often to be worth it;
+ * twice the longest left N = 28's units as they were. */
+#define NQ_MITM_HALF_LIMIT_MIN ((size_t)1 << 22)
+#define NQ_MITM_HALF_LIMIT_MAX ((size_t)1 << 27)
 
 typedef struct mitm_plan {
     int n, h;
@@ -166,6 +172,12 @@ void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d);
 
 /* The engine hooks units.c implements (core/engine.h). */
 int nq_mitm_plan_job(nq_job *job, int split_depth);
+/* The most half-boards a batch holds for board n planned for `threads`
+ * threads of this process within `memory` bytes (nq_settings.memory):
+ * NQ_MITM_HALF_LIMIT for memory 0 and for boards with a store, else the
+ * longest of the powers of two from NQ_MITM_HALF_LIMIT_MIN to _MAX whose
+ * estimate fits, or the shortest when none does. */
+size_t nq_mitm_half_limit(int n, int threads, uint64_t memory);
 size_t nq_mitm_scratch_size(const nq_job *job);
 void nq_mitm_release(nq_job *job);
 int nq_mitm_estimate(const nq_job *job, double *costs);

@@ -297,16 +297,16 @@ static uint8_t canon_weight_of(uint32_t e, int h)
 }
 
 /* The half-board list size: with a store, the largest bound of any side
- * (p->sides, which the estimate hook reads too).  Without a store,
- * NQ_MITM_HALF_LIMIT, or for small boards the product of two slices.
+ * (p->sides, which the estimate hook reads too).  Without a store, `limit`
+ * (nq_mitm_half_limit), or for small boards the product of two slices.
  * Never more than the limit (the batch limit too, when the tuning sets
  * one), never less than a slice's largest group, as a batch must hold one
  * north placement's pairs (nq_mitm_half_next).  Returns 0 or NQ_ENOMEM. */
-static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
+static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads, size_t limit)
 {
     const int h = p->h;
     const size_t slice = nq_quarter_slice_capacity(h);
-    size_t cap = NQ_MITM_HALF_LIMIT, group_cap = nq_quarter_group_capacity(h);
+    size_t cap = limit, group_cap = nq_quarter_group_capacity(h);
     if (slice < cap / slice)
         cap = slice * slice;
     if (p->use_store) {
@@ -327,8 +327,8 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
             if (p->qs.start[k + 1] - p->qs.start[k] > group_cap)
                 group_cap = p->qs.start[k + 1] - p->qs.start[k];
     }
-    if (cap > NQ_MITM_HALF_LIMIT)
-        cap = NQ_MITM_HALF_LIMIT;
+    if (cap > limit)
+        cap = limit;
     if (t->batch_limit && cap > t->batch_limit)
         cap = t->batch_limit;
     p->half_cap = cap < group_cap ? group_cap : cap;
@@ -341,7 +341,7 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads)
  * order, with the size of its orbit when it is the least member (and so a
  * unit, weighted by that size); then compacted to the units.
  */
-static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
+static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads, size_t limit)
 {
     const int h = p->h;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
@@ -363,7 +363,7 @@ static int plan_units(mitm_plan *p, const nq_mitm_tuning *t, int threads)
             p->canon[p->ncanon] = p->canon[j];
             p->canon_weight[p->ncanon++] = p->canon_weight[j];
         }
-    const int ret = half_cap_of(p, t, threads);
+    const int ret = half_cap_of(p, t, threads, limit);
     if (ret < 0)
         return ret;
     if (p->n & 1) {
@@ -450,7 +450,7 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     const int threads = nq_local_threads(job->threads);
     int ret = p->use_store ? nq_quarter_store_build(&p->qs, p->h, threads) : 0;
     if (ret == 0)
-        ret = plan_units(p, t, threads);
+        ret = plan_units(p, t, threads, nq_mitm_half_limit(job->n, threads, job->memory));
     if (ret < 0)
         return ret; /* job release frees the partial plan */
     p->scratch_bytes = nq_mitm_scratch_bytes(p->h, p->half_cap, p->slice_cap, p->shared_slices);
@@ -905,7 +905,9 @@ int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
     return 0;
 }
 
-size_t nq_mitm_memory_estimate(int n, int threads)
+/* nq_mitm_memory_estimate() with lists of `half_limit` half-boards
+ * where the board has no store. */
+static size_t estimate_at(int n, int threads, size_t half_limit)
 {
     if (n < 1 || n > NQ_MITM_MAX_N)
         return 0;
@@ -925,7 +927,7 @@ size_t nq_mitm_memory_estimate(int n, int threads)
         !store ? 0
                : (size_t)central_binomial(h) * sizeof(uint32_t) +
                      (n & 1 ? column_table_bytes(h) + 2 * widest * widest * sizeof(uint32_t) : 0);
-    const size_t half_cap = store ? half_cap_per_h[h] : NQ_MITM_HALF_LIMIT;
+    const size_t half_cap = store ? half_cap_per_h[h] : half_limit;
     const size_t scratch =
         store ? nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_capacity(h), 0)
               : nq_mitm_scratch_bytes(h, half_cap, nq_quarter_slice_pair_capacity(h), 1);
@@ -940,4 +942,24 @@ size_t nq_mitm_memory_estimate(int n, int threads)
     const size_t costs = (size_t)(unit_bound + 1) * sizeof(double);
     return sizeof(mitm_plan) + (store ? nq_quarter_store_bytes(h) : 0) + units + bounds + groups +
            costs + (size_t)(threads > 0 ? threads : 1) * scratch;
+}
+
+size_t nq_mitm_half_limit(int n, int threads, uint64_t memory)
+{
+    if (memory == 0 || n / 2 <= NQ_MITM_STORE_MAX_H)
+        return NQ_MITM_HALF_LIMIT;
+    size_t limit = NQ_MITM_HALF_LIMIT_MAX;
+    while (limit > NQ_MITM_HALF_LIMIT_MIN && estimate_at(n, threads, limit) > memory)
+        limit /= 2;
+    return limit;
+}
+
+size_t nq_mitm_memory_estimate(int n, int threads)
+{
+    return estimate_at(n, threads, NQ_MITM_HALF_LIMIT);
+}
+
+size_t nq_mitm_memory_estimate_within(int n, int threads, uint64_t memory)
+{
+    return estimate_at(n, threads, nq_mitm_half_limit(n, threads, memory));
 }

@@ -1,0 +1,41 @@
+/*
+ * size.c - the parser of memory sizes on the command line (size.h).
+ *
+ * Integers only: a budget is a ceiling, and "1.5G" is as easily written
+ * "1536M"; refusing fractions keeps one spelling of each size exact.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "cli/size.h"
+
+int nq_cli_parse_size(const char *text, uint64_t *bytes)
+{
+    if (!text || !isdigit((unsigned char)*text))
+        return -1;
+    uint64_t v = 0;
+    const char *p = text;
+    for (; isdigit((unsigned char)*p); p++) {
+        const unsigned digit = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - digit) / 10)
+            return -1;
+        v = v * 10 + digit;
+    }
+    static const char suffixes[] = "KMGT";
+    const char *s = *p ? strchr(suffixes, toupper((unsigned char)*p)) : NULL;
+    if (s) {
+        const int shift = 10 * (int)(s - suffixes + 1);
+        if (v > UINT64_MAX >> shift)
+            return -1;
+        v <<= shift;
+        p++;
+        if (!strcmp(p, "iB"))
+            p += 2;
+    }
+    if (!strcmp(p, "B"))
+        p++;
+    if (*p || v == 0)
+        return -1;
+    *bytes = v;
+    return 0;
+}
