@@ -28,11 +28,7 @@ static int each_job(const bench_options *o)
     for (int ei = 0; ei < o->engine_count; ei++)
         for (int ni = 0; ni < o->n.count; ni++) {
             nq_settings s;
-            nq_default_settings(&s);
-            s.n = o->n.values[ni];
-            s.engine = o->engines[ei];
-            s.split_depth = o->split_depth;
-            s.memory = o->memory;
+            bench_settings(o, o->n.values[ni], o->engines[ei], &s);
             int ret;
             if (o->mode == MODE_PROJECT) {
                 s.threads = o->threads.values[o->threads.count - 1];

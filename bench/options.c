@@ -395,6 +395,15 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
     }
 }
 
+void bench_settings(const bench_options *o, int n, enum nq_engine engine, nq_settings *s)
+{
+    nq_default_settings(s);
+    s->n = n;
+    s->engine = engine;
+    s->split_depth = o->split_depth;
+    s->memory = o->memory;
+}
+
 /* Every case the options ask for goes through the library's settings
  * check before anything is timed.  A sweep with a case an engine cannot
  * count is refused too: a table with a silent gap reads as if it were
@@ -405,11 +414,7 @@ static void check_cases(const bench_options *o)
         for (int ni = 0; ni < o->n.count; ni++)
             for (int ti = 0; ti < o->threads.count; ti++) {
                 nq_settings s;
-                nq_default_settings(&s);
-                s.n = o->n.values[ni];
-                s.engine = o->engines[ei];
-                s.split_depth = o->split_depth;
-                s.memory = o->memory;
+                bench_settings(o, o->n.values[ni], o->engines[ei], &s);
                 /* plain runs on one thread; the model modes plan without running */
                 s.threads = o->engines[ei] == NQ_ENGINE_PLAIN ? 1 : o->threads.values[ti];
                 if (o->mode == MODE_PREDICT && s.threads > NQ_MAX_THREADS)

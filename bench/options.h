@@ -65,4 +65,9 @@ int bench_sweep(bench_options *o);
  * check and opens nothing; on bad input prints one line and exits 2. */
 void bench_parse_args(int argc, char **argv, bench_options *o);
 
+/* The settings every case of board n on `engine` starts from: the
+ * library's defaults with the command line's split depth and memory
+ * budget; each mode sets the threads (and the sweep the schedule). */
+void bench_settings(const bench_options *o, int n, enum nq_engine engine, nq_settings *s);
+
 #endif /* NQ_BENCH_OPTIONS_H */

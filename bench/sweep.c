@@ -34,12 +34,8 @@
 
 static void case_settings(const bench_options *o, const bench_case *bc, nq_settings *s)
 {
-    nq_default_settings(s);
-    s->n = bc->n;
-    s->engine = bc->engine;
+    bench_settings(o, bc->n, bc->engine, s);
     s->threads = bc->threads;
-    s->split_depth = o->split_depth;
-    s->memory = o->memory;
     s->schedule = bc->schedule;
 }
 

@@ -651,6 +651,7 @@ static void test_unit_progress(void **state)
         nq_job_free(&pu.job);
     }
 }
+
 /* The memory budget (nq_settings.memory).  Below N = 24 (a quarter store)
  * it changes nothing; past it the batch length is the longest from 2^22
  * to 2^27 whose estimate fits, so the estimate within a budget never
@@ -721,7 +722,6 @@ static void test_memory_budget(void **state)
     }
     nq_job_free(&standard_job);
 }
-
 
 static void test_limits(void **state)
 {

@@ -261,8 +261,8 @@ typedef struct nq_settings {
      *  batches, 2^22 to 2^27, whose nq_mitm_memory_estimate_within() is at
      *  most `memory` (the shortest when none is).  Longer batches make
      *  long units faster (n = 28: about 0.89 of the time at 2^26, 0.77 at
-     *  2^27), shorter ones let a count fit on less memory.  It never changes what is counted, the
-     *  job's identity or its journal. */
+     *  2^27), shorter ones let a count fit on less memory.  It never
+     *  changes what is counted, the job's identity or its journal. */
     uint64_t memory;
 
     uint64_t reserved_[3];

@@ -159,16 +159,9 @@ static int parse_fraction(const char *text, double *value)
  * otherwise. */
 static int parse_count(const char *text, uint64_t *value)
 {
-    if (!text || !*text)
-        return -1;
-    uint64_t v = 0;
-    for (const char *p = text; *p; p++) {
-        const unsigned digit = (unsigned)(*p - '0');
-        if (digit > 9 || v > (UINT64_MAX - digit) / 10)
-            return -1;
-        v = v * 10 + digit;
-    }
-    if (v == 0)
+    uint64_t v;
+    const char *end = text ? nq_cli_parse_digits(text, &v) : NULL;
+    if (!end || end == text || *end || v == 0)
         return -1;
     *value = v;
     return 0;

@@ -9,18 +9,26 @@
 
 #include "cli/size.h"
 
-int nq_cli_parse_size(const char *text, uint64_t *bytes)
+const char *nq_cli_parse_digits(const char *text, uint64_t *value)
 {
-    if (!text || !isdigit((unsigned char)*text))
-        return -1;
     uint64_t v = 0;
     const char *p = text;
     for (; isdigit((unsigned char)*p); p++) {
         const unsigned digit = (unsigned)(*p - '0');
         if (v > (UINT64_MAX - digit) / 10)
-            return -1;
+            return NULL;
         v = v * 10 + digit;
     }
+    *value = v;
+    return p;
+}
+
+int nq_cli_parse_size(const char *text, uint64_t *bytes)
+{
+    uint64_t v;
+    const char *p = text ? nq_cli_parse_digits(text, &v) : NULL;
+    if (!p || p == text)
+        return -1;
     static const char suffixes[] = "KMGT";
     const char *s = *p ? strchr(suffixes, toupper((unsigned char)*p)) : NULL;
     if (s) {
