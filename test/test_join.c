@@ -6,7 +6,8 @@
  * join kernel and every kernel level's sort this machine runs.  (A whole
  * engine's joins, each kernel named by a job's tuning, are test_mitm.c's.)
  * The bit sampling that picks the keys is checked on its own, each kernel
- * level's copy against a count written here.
+ * level's copy against a count written here, and the join's progress
+ * against where its work lies.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -285,6 +286,55 @@ static void test_join_sorted(void **state)
     free(js);
 }
 
+/* The join's progress follows its work, not its members.  The sliced
+ * list's members without the key bit (key 0, first in the sorted order)
+ * may meet every query, those with it only the twentieth of the queries
+ * without it, so the first half of the members holds most of the work:
+ * stopped at three quarters of its progress, the join has joined every
+ * key-0 member and none of the others (counting members, it would stop
+ * three quarters down the list, past the key-1 members' first block). */
+static void test_join_progress(void **state)
+{
+    (void)state;
+    const size_t na = 3900, na_clear = 200, nb = 4096, nb_clear = 2048;
+    const int bits = 24;
+    static const uint8_t plain[3][3] = {{1}};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
+    uint64_t *sa = malloc(na * sizeof *a), *sb = malloc(nb * sizeof *b);
+    uint16_t *tag = malloc(nb * sizeof *tag);
+    static nq_join_order o;
+    static nq_join_list la, lb;
+    assert_non_null(js);
+    assert_true(a && b && sa && sb && tag);
+    memset(js, 0, sizeof *js);
+    uint64_t x = 4242;
+    random_sigs(a, na, bits, 3, &x);
+    random_sigs(b, nb, bits, 3, &x);
+    for (size_t i = 0; i < na; i++)
+        a[i] = i < na_clear ? a[i] & ~UINT64_C(1) : a[i] | 1;
+    for (size_t i = 0; i < nb; i++)
+        b[i] = i < nb_clear ? b[i] & ~UINT64_C(1) : b[i] | 1;
+    uint32_t count[NQ_JOIN_MAX_BITS] = {1}; /* bit 0 alone is shared: the key */
+    nq_join_pick_key(count, count, bits, 1, &o);
+    assert_true(o.key_mask == 1 && o.class_mask == 0);
+    nq_join_sort(a, na, &o, tag, js, sa, &la);
+    nq_join_sort(b, nb, &o, tag, js, sb, &lb);
+    const double span = 0x1p32;
+    js->progress_span = span;
+    js->stop_at = (uint64_t)(0.75 * span);
+    const uint64_t got = nq_join_sorted_count(&la, &lb, plain, bits - 1, NQ_JOIN_KERNEL_SCALAR, js);
+    assert_true(js->stopped);
+    assert_true(js->stopped_at >= js->stop_at && (double)js->stopped_at < 0.9 * span);
+    assert_true(got == pairs_naive(a, na, b, nb_clear));
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    free(tag);
+    free(js);
+}
+
 /* Lists long enough for the sort to prefetch each member's slot (join_sort.c,
  * SCATTER_PREFETCH_MIN, 2^18 members), sorted by each kernel level's copy,
  * with keys of 6 and NQ_JOIN_KEY_BITS_MAX bits and classes: every member
@@ -374,6 +424,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
+        cmocka_unit_test(test_join_progress),
         cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
     };

@@ -262,6 +262,63 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
     return nruns;
 }
 
+/* The weights of the sliced list's class cb, taken [query class] from
+ * weight, which is [a's class][b's class] and swapped when the lists were. */
+static void class_weights(uint8_t w[NQ_JOIN_MAX_CLASSES],
+                          const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
+                          int swapped, int cb)
+{
+    for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++)
+        w[ca] = swapped ? weight[cb][ca] : weight[ca][cb];
+}
+
+/* Sets js->key_queries[k], for every key k, to the queries of `a` (in the
+ * classes w weighs) that may meet a member with key k: those whose key
+ * shares no bit with k, i.e. whose key is a subset of k's complement.
+ * First each key's own queries, then a sum over subsets one bit at a
+ * time (after step j, entry s holds the keys that differ from s only by
+ * dropping some of its bits 0 .. j): kb * 2^kb additions, against the
+ * join's many blocks of queries. */
+static void key_queries(const nq_join_list *a, const uint8_t *w, nq_join_scratch *js)
+{
+    const int kb = a->key_bits;
+    const uint32_t keys = UINT32_C(1) << kb;
+    uint64_t *sums = js->key_queries;
+    memset(sums, 0, keys * sizeof *sums);
+    for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
+        const uint32_t *as = a->start + ((size_t)ca << kb);
+        for (uint32_t q = 0; q < keys && w[ca]; q++)
+            sums[q] += as[q + 1] - as[q];
+    }
+    for (int j = 0; j < kb; j++)
+        for (uint32_t s = 0; s < keys; s++)
+            if (s >> j & 1)
+                sums[s] += sums[s & ~(UINT32_C(1) << j)];
+    /* Complementing in place: entry k takes the sum of ~k. */
+    for (uint32_t k = 0; k < keys / 2; k++) {
+        const uint64_t t = sums[k];
+        sums[k] = sums[keys - 1 - k];
+        sums[keys - 1 - k] = t;
+    }
+}
+
+/* A block's tables cost about as much as this many queries against it
+ * (chunk_bits' count at 8-bit chunks: two cycles a table entry, one a
+ * look-up), so a member of a full block weighs this plus its key's
+ * queries in the join's progress. */
+#define NQ_JOIN_TABLE_QUERIES 512.0
+
+/* The estimated work of the sliced list's class whose bucket starts are
+ * bs, with js->key_queries set for it: each member's key's queries plus
+ * its share of its block's tables. */
+static double class_work(const uint32_t *bs, uint32_t keys, const nq_join_scratch *js)
+{
+    double work = 0;
+    for (uint32_t k = 0; k < keys; k++)
+        work += (double)(bs[k + 1] - bs[k]) * ((double)js->key_queries[k] + NQ_JOIN_TABLE_QUERIES);
+    return work;
+}
+
 /* The pairs of block b[0 .. len) with the runs, by the double loop. */
 static uint64_t block_naive(const uint64_t *b, size_t len, const uint64_t *q,
                             const nq_join_scratch *js, size_t nruns)
@@ -287,7 +344,8 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
      * [block class] from here on.  Keyed lists slice the longer one: its
      * buckets are longer, so its blocks hold fewer keys and a query run
      * meets fewer members it cannot match (fewer query-block pairs than
-     * slicing the shorter, for a few more runs and blocks).  Unkeyed lists take nq_join_count's choice. */
+     * slicing the shorter, for a few more runs and blocks).  Unkeyed
+     * lists take nq_join_count's choice. */
     int swapped = 0;
     if (b->key_bits ? a->len > b->len : join_cost(b->len, a->len) < join_cost(a->len, b->len)) {
         const nq_join_list *t = a;
@@ -300,21 +358,34 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
     const nq_join_loops *loops = nq_join_loops_of(kernel);
     block_keys bk;
     uint64_t count = 0;
-    /* The unit's progress per signature of the sliced list: its blocks
-     * cost alike, give or take their queries. */
-    const double progress_step = js->progress_span / (double)b->len;
+    /* Where the unit's progress is tracked, the join's work by estimate,
+     * in all and done, from the building and sorting before it: blocks
+     * differ in cost by the queries that meet them (a block of a key with
+     * few bits meets most of the other list, one of many bits few of it),
+     * and keys come in increasing order, so counting members alone, a
+     * long join at N = 28 showed half its progress at three quarters of
+     * its time. */
+    const int tracked = js->progress_span > 0;
+    double work = js->progress_prepared, work_done = js->progress_prepared;
+    for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES && tracked; cb++) {
+        uint8_t w[NQ_JOIN_MAX_CLASSES];
+        class_weights(w, weight, swapped, cb);
+        key_queries(a, w, js);
+        work += class_work(b->start + ((size_t)cb << kb), keys, js);
+    }
     for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {
         uint8_t w[NQ_JOIN_MAX_CLASSES];
-        for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++)
-            w[ca] = swapped ? weight[cb][ca] : weight[ca][cb];
+        class_weights(w, weight, swapped, cb);
+        if (tracked)
+            key_queries(a, w, js);
         const uint32_t *bs = b->start + ((size_t)cb << kb);
         uint32_t k0 = 0; /* the first key of the class that can be in the block */
         size_t end;
         for (size_t first = bs[0]; first < bs[keys]; first = end) {
             end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
-            if (progress_step > 0 &&
+            if (tracked &&
                 nq_join_progress_to(js, (uint64_t)(js->progress_base +
-                                                   progress_step * (double)first)))
+                                                   js->progress_span * work_done / work)))
                 return count;
             while (bs[k0 + 1] <= first)
                 k0++;
@@ -330,6 +401,9 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                 bk.lo[bk.count] = (uint32_t)((bs[k] > first ? bs[k] : first) - first);
                 bk.hi[bk.count++] = (uint32_t)((bs[k + 1] < end ? bs[k + 1] : end) - first);
             }
+            for (int i = 0; i < bk.count && tracked; i++)
+                work_done += (double)(bk.hi[i] - bk.lo[i]) *
+                             ((double)js->key_queries[bk.key[i]] + NQ_JOIN_TABLE_QUERIES);
             size_t queries;
             const size_t nruns = block_runs(a, &bk, w, js, &queries);
             if (queries == 0)

@@ -117,6 +117,9 @@ typedef struct nq_join_scratch {
     /* meets[q]: the block's keys that query key q may meet (join.c,
      * block_runs), set for the keys the block's runs are looked for in. */
     uint64_t meets[NQ_JOIN_KEYS_MAX];
+    /* key_queries[k]: the queries that may meet a member with key k, for
+     * the progress of a join that tracks it (join.c, key_queries). */
+    uint64_t key_queries[NQ_JOIN_KEYS_MAX];
     /* The sort's counters (nq_join_sort), here rather than on a thread's
      * stack: 256 KiB with the widest keys. */
     uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_ROW];
@@ -124,12 +127,15 @@ typedef struct nq_join_scratch {
      * from another thread), in 2^-32 of the unit: a sorted join with
      * progress_span > 0 moves it from progress_base to progress_base +
      * progress_span (both in those units) as its blocks pass, in
-     * proportion to the sliced list's signatures.  When stop_at is not 0,
+     * proportion to their estimated work (their members, and the queries
+     * that may meet each), after progress_prepared: the work of building
+     * and sorting the join's lists, in the same units (a member against a
+     * query), which the span covers too.  When stop_at is not 0,
      * the join returns (its count cut short) at the first block that
      * starts at stop_at or later, with stopped set and the unit's
      * progress then in stopped_at: a unit timed in part.  All 0 where no
      * one tracks progress (a zeroed scratch: the engine's is). */
-    double progress_base, progress_span;
+    double progress_base, progress_span, progress_prepared;
     _Atomic uint64_t progress;
     uint64_t stop_at, stopped_at;
     int stopped;

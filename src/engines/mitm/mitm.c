@@ -122,7 +122,20 @@ typedef struct unit_join {
      * walk the east halves come from now (NULL once all are in). */
     double west_pairs, east_pairs, east_before, east_joined;
     const half_iter *east_walk;
+    /* The work of building and sorting halves since the last join, which
+     * the next join's progress starts from (join.h, progress_prepared). */
+    double prepared;
 } unit_join;
+
+/* The work of building a half and of sorting one, in the join's units of
+ * estimated work (a member of a block against one query): about 2 and 7
+ * to 12 ns against 3.5 to 4.3 ps on the Zen 4 VM at N = 28, batches of
+ * 2^25 and 2^27.  Counting it keeps a unit's progress in step with its
+ * time where a long batch is built and sorted before its join (a twentieth
+ * of a unit at 2^27), which a unit timed in part would otherwise scale up
+ * with its share (nqueens-bench --project-part). */
+#define NQ_MITM_BUILD_WORK 500.0
+#define NQ_MITM_SORT_WORK 2500.0
 
 /* Key bits for joining lists of nw and ne halves.  Wider keys skip more
  * pairs and cut two more bits from the stored signatures (a table look-up
@@ -188,6 +201,22 @@ static void join_span(const unit_join *u, double e0, double e1, double w0, doubl
     nq_join_scratch *js = u->s->js;
     js->progress_base = 0x1p32 * (e0 + (e1 - e0) * w0);
     js->progress_span = 0x1p32 * (e1 - e0) * (w1 - w0);
+}
+
+/* Right before a join: the building and sorting since the last one start
+ * its progress (nothing where units do not report progress). */
+static void begin_join(unit_join *u)
+{
+    u->s->js->progress_prepared = u->prepared;
+    u->prepared = 0;
+}
+
+/* Adds the work of building (`built`) and sorting (`sorted`) halves to
+ * what the next join's progress starts from. */
+static void prepare(unit_join *u, size_t built, size_t sorted)
+{
+    if (u->p->progress)
+        u->prepared += NQ_MITM_BUILD_WORK * (double)built + NQ_MITM_SORT_WORK * (double)sorted;
 }
 
 /* After that join, unless it stopped inside: the unit's progress at the
@@ -259,6 +288,7 @@ static void flush_east(unit_join *u)
     join_span(u, e0, e1, 0, 1);
     if (!u->keyed && (p->n & 1)) {
         /* Short lists of one class: sorting would cost more than it skips. */
+        begin_join(u);
         u->pairs +=
             nq_join_count(s->east, u->ne, s->west, u->nw, p->sig_bits, p->join_kernel, s->js);
         joined(u);
@@ -266,8 +296,11 @@ static void flush_east(unit_join *u)
         if (!u->ordered) {
             choose_order(u);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->split, west);
+            prepare(u, 0, u->nw);
         }
         nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->west, east);
+        prepare(u, 0, u->ne);
+        begin_join(u);
         u->pairs +=
             nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
         joined(u);
@@ -275,6 +308,7 @@ static void flush_east(unit_join *u)
         if (!u->ordered)
             choose_order(u);
         nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->split, east);
+        prepare(u, 0, u->ne);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
         if (!u->west_first_kept)
@@ -284,8 +318,10 @@ static void flush_east(unit_join *u)
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
+            prepare(u, kept ? 0 : u->nw, u->nw);
             const double w1 = p->progress ? share(walk_pairs(p, &wi, 0), u->west_pairs) : 0;
             join_span(u, e0, e1, w0, w1);
+            begin_join(u);
             u->pairs +=
                 nq_join_sorted_count(east, west, weight, sorted_bits(u), p->join_kernel, s->js);
             joined(u);
@@ -306,7 +342,10 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
     u->east_walk = &ei;
     while (!ei.done && !u->s->js->stopped) {
-        u->ne += nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+        const size_t built =
+            nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+        u->ne += built;
+        prepare(u, built, 0);
         if (!ei.done)
             flush_east(u); /* buffer full: an empty one always makes progress */
     }
@@ -375,6 +414,7 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     if (p->progress)
         u.west_pairs = walk_pairs(p, &wi, 1);
     u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);
+    prepare(&u, u.nw, 0);
     u.west_whole = wi.done; /* the usual case: all west halves fit */
     u.west_first_kept = !u.west_whole;
     u.west_rest = wi;
