@@ -419,6 +419,64 @@ static void test_sample_bits(void **state)
     free(v);
 }
 
+/* Keys picked by the pairs they cut: where two bits always come together
+ * (as neighbouring diagonals often do), the second cuts no pair the first
+ * left, so a two-bit key takes the first and a bit of its own (bit 2),
+ * though the second is shared by more pairs; the bits one by one
+ * (nq_join_pick_key) take the two together.  The best bit is on top, and
+ * every kernel level's copy picks the same; a member of a sample that
+ * is the whole of a short list counts too. */
+static void test_pick_key_by_pairs(void **state)
+{
+    (void)state;
+    typedef nq_join_pick_key_by_pairs_fn *picker;
+    const picker copies[NQ_KERNEL_LEVELS] = {
+        nq_join_pick_key_by_pairs_portable, nq_join_pick_key_by_pairs_avx2,
+        nq_join_pick_key_by_pairs_avx512, nq_join_pick_key_by_pairs_avx512icl};
+    enum { N = 3000, BITS = 6 };
+    static uint64_t a[N], b[N];
+    for (size_t i = 0; i < N; i++) {
+        /* bits 0 and 1 in 3 of 5 members, bit 2 in every other run of 5 */
+        a[i] = (i % 5 < 3 ? UINT64_C(3) : 0) | ((i / 5) % 2 ? UINT64_C(4) : 0);
+        b[i] = ((i + 1) % 5 < 3 ? UINT64_C(3) : 0) | ((i / 5) % 2 ? 0 : UINT64_C(4)) |
+               UINT64_C(1) << (3 + i % 3);
+    }
+    static nq_join_order o;
+    uint32_t ca[NQ_JOIN_MAX_BITS] = {0}, cb[NQ_JOIN_MAX_BITS] = {0};
+    nq_join_sample_bits(a, N, BITS, ca);
+    nq_join_sample_bits(b, N, BITS, cb);
+    o.class_mask = 0;
+    nq_join_pick_key(ca, cb, BITS, 2, &o);
+    assert_true(o.key_mask == 3); /* the pair that cuts the same pairs twice */
+    int levels = 0;
+    for (int level = 0; level < NQ_KERNEL_LEVELS; level++) {
+        if (!nq_kernel_supported((enum nq_kernel_level)level))
+            continue;
+        levels++;
+        for (int sizes = 0; sizes < 2; sizes++) {
+            const size_t na = sizes ? 200 : N; /* 200: all of a sampled */
+            memset(&o, 0, sizeof o);
+            copies[level](a, na, b, N, BITS, 2, &o);
+            assert_int_equal(o.key_bits, 2);
+            assert_true(o.key_mask == 5);
+            assert_int_equal(o.key_pos[1], 0); /* the best bit on top */
+            assert_int_equal(o.key_pos[0], 2);
+            assert_int_equal(o.key_of[1], 2); /* packed bit 0 is bit 0: key bit 1 */
+            assert_int_equal(o.key_of[2], 1);
+            /* With the class bit 0 aside, bit 1 takes its place. */
+            o.class_mask = 1;
+            copies[level](a, na, b, N, BITS, 2, &o);
+            assert_true(o.key_mask == 6 && o.key_pos[1] == 1);
+            /* Asked for three bits of a against itself, it stops at two:
+             * once bits 0 and 2 are taken, no pair left shares bit 1. */
+            o.class_mask = 0;
+            copies[level](a, na, a, na, 3, 3, &o);
+            assert_true(o.key_bits == 2 && o.key_mask == 5);
+        }
+    }
+    assert_true(levels >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_join_progress),
         cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
+        cmocka_unit_test(test_pick_key_by_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,6 +215,20 @@ void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count)
 void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits, int key_bits,
                       nq_join_order *o);
 
+/* Sets o's key to the (up to) key_bits bits (<= NQ_JOIN_KEY_BITS_MAX)
+ * outside o->class_mask that cut the most pairs of two samples of lists a
+ * and b, chosen one at a time: each the bit that the most sampled pairs
+ * share among those that share none of the bits taken before it.  Bits
+ * of one list go together (neighbouring diagonals), so the bits the most
+ * pairs share one by one (nq_join_pick_key) cut many of the same pairs
+ * twice: at N = 24 these keys let through about 0.8 of those pairs
+ * (docs/performance.md, "Figures the code's choices rest on").  Fewer
+ * bits when no sampled pair left shares one.  A few hundred thousand
+ * steps: for the long lists of wide keys. */
+#define NQ_JOIN_PAIR_SAMPLE 512
+void nq_join_pick_key_by_pairs(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                               int bits, int key_bits, nq_join_order *o);
+
 /* Writes src[0 .. n) to dst sorted by order o (class, then key), each
  * signature with the bits of o->class_mask and o->key_mask cut out, and
  * describes it in *out.  n < 2^32.  tag[0 .. n) is working space: each

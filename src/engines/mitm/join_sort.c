@@ -65,41 +65,115 @@ void NQ_KERNEL_FN(nq_join_sample_bits)(const uint64_t *v, size_t n, int bits, ui
 #endif
 }
 
-void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits,
-                                     int key_bits, nq_join_order *o)
+/* Sets o's key to the n signature bits best[0 .. n), best first: the
+ * first on top, so that consecutive keys agree on the bits that skip the
+ * most. */
+static void set_key(nq_join_order *o, const int *best, int n)
 {
     int rank_of[NQ_JOIN_MAX_BITS]; /* bit j is the key's rank_of[j]-th best bit */
     o->key_mask = 0;
-    o->key_bits = 0;
-    while (o->key_bits < key_bits) {
+    o->key_bits = n;
+    for (int r = 0; r < n; r++) {
+        o->key_mask |= UINT64_C(1) << best[r];
+        rank_of[best[r]] = r;
+    }
+    /* Packed bit i (the i-th lowest bit of the mask) becomes key bit
+     * key_bits - 1 - rank: the best bit on top. */
+    int to[NQ_JOIN_KEY_BITS_MAX], i = 0;
+    for (uint64_t m = o->key_mask; m; m &= m - 1) { /* m & (m - 1): the next set bit */
+        to[i] = n - 1 - rank_of[__builtin_ctzll(m)];
+        o->key_pos[to[i++]] = (uint8_t)__builtin_ctzll(m);
+    }
+    for (uint32_t packed = 0; packed < (UINT32_C(1) << n); packed++) {
+        uint32_t key = 0;
+        for (int b = 0; b < n; b++)
+            /* cppcheck-suppress uninitvar ; the loop above set to[0 .. n) */
+            key |= (packed >> b & 1) << to[b];
+        o->key_of[packed] = (uint16_t)key;
+    }
+}
+
+void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits,
+                                     int key_bits, nq_join_order *o)
+{
+    int best_first[NQ_JOIN_KEY_BITS_MAX], n = 0;
+    uint64_t taken = o->class_mask;
+    while (n < key_bits) {
         int best = -1;
         uint64_t best_pairs = 0;
         for (int j = 0; j < bits; j++) {
             const uint64_t pairs = (uint64_t)count_a[j] * count_b[j];
-            if (!((o->key_mask | o->class_mask) >> j & 1) && pairs > best_pairs) {
+            if (!(taken >> j & 1) && pairs > best_pairs) {
                 best = j;
                 best_pairs = pairs;
             }
         }
         if (best < 0) /* no bit left that any sampled pair shares */
             break;
-        o->key_mask |= UINT64_C(1) << best;
-        rank_of[best] = o->key_bits++;
+        taken |= UINT64_C(1) << best;
+        best_first[n++] = best;
     }
-    /* Packed bit i (the i-th lowest bit of the mask) becomes key bit
-     * key_bits - 1 - rank: the best bit on top. */
-    int to[NQ_JOIN_KEY_BITS_MAX], i = 0;
-    for (uint64_t m = o->key_mask; m; m &= m - 1) { /* m & (m - 1): the next set bit */
-        to[i] = o->key_bits - 1 - rank_of[__builtin_ctzll(m)];
-        o->key_pos[to[i++]] = (uint8_t)__builtin_ctzll(m);
+    set_key(o, best_first, n);
+}
+
+/* The sampled members of a list: NQ_JOIN_PAIR_SAMPLE of them spread
+ * evenly over it, or all of a shorter one.  Returns how many. */
+static size_t pair_sample(const uint64_t *v, size_t n, uint64_t *out)
+{
+    const size_t m = n < NQ_JOIN_PAIR_SAMPLE ? n : NQ_JOIN_PAIR_SAMPLE;
+    for (size_t i = 0; i < m; i++)
+        out[i] = v[i * n / m]; /* i * n < 2^9 * 2^32: no overflow */
+    return m;
+}
+
+void NQ_KERNEL_FN(nq_join_pick_key_by_pairs)(const uint64_t *a, size_t na, const uint64_t *b,
+                                              size_t nb, int bits, int key_bits, nq_join_order *o)
+{
+    enum { WORDS = NQ_JOIN_PAIR_SAMPLE / 64 };
+    uint64_t sa[NQ_JOIN_PAIR_SAMPLE], sb[NQ_JOIN_PAIR_SAMPLE];
+    const size_t ma = pair_sample(a, na, sa), mb = pair_sample(b, nb, sb);
+    /* with[j]: the sampled members of b that have bit j; alive[i]: those
+     * whose pair with a's member i shares none of the bits taken so far. */
+    uint64_t with[NQ_JOIN_MAX_BITS][WORDS] = {{0}}, alive[NQ_JOIN_PAIR_SAMPLE][WORDS];
+    for (size_t k = 0; k < mb; k++)
+        for (uint64_t m = sb[k]; m; m &= m - 1) /* m & (m - 1): the next set bit */
+            if (__builtin_ctzll(m) < bits)
+                with[__builtin_ctzll(m)][k / 64] |= UINT64_C(1) << (k % 64);
+    for (size_t i = 0; i < ma; i++)
+        for (int w = 0; w < WORDS; w++) {
+            const size_t lo = (size_t)w * 64;
+            alive[i][w] = mb >= lo + 64 ? ~UINT64_C(0)
+                          : mb > lo     ? (UINT64_C(1) << (mb - lo)) - 1
+                                        : 0;
+        }
+    int best_first[NQ_JOIN_KEY_BITS_MAX], n = 0;
+    uint64_t taken = o->class_mask;
+    while (n < key_bits) {
+        int best = -1;
+        uint64_t best_cut = 0;
+        for (int j = 0; j < bits; j++) {
+            if (taken >> j & 1)
+                continue;
+            uint64_t cut = 0; /* the live pairs that share bit j */
+            for (size_t i = 0; i < ma; i++)
+                if (sa[i] >> j & 1)
+                    for (int w = 0; w < WORDS; w++)
+                        cut += (uint64_t)__builtin_popcountll(alive[i][w] & with[j][w]);
+            if (cut > best_cut) {
+                best = j;
+                best_cut = cut;
+            }
+        }
+        if (best < 0) /* no live sampled pair shares a bit left */
+            break;
+        taken |= UINT64_C(1) << best;
+        best_first[n++] = best;
+        for (size_t i = 0; i < ma; i++)
+            if (sa[i] >> best & 1)
+                for (int w = 0; w < WORDS; w++)
+                    alive[i][w] &= ~with[best][w];
     }
-    for (uint32_t packed = 0; packed < (UINT32_C(1) << o->key_bits); packed++) {
-        uint32_t key = 0;
-        for (int b = 0; b < o->key_bits; b++)
-            /* cppcheck-suppress uninitvar ; the loop above set to[0 .. key_bits) */
-            key |= (packed >> b & 1) << to[b];
-        o->key_of[packed] = (uint16_t)key;
-    }
+    set_key(o, best_first, n);
 }
 
 /* How to pack the bits of a mask into the low bits in their order: pext

@@ -15,6 +15,7 @@ typedef struct mitm_kernels {
     nq_mitm_half_next_fn *half_next;
     nq_join_sample_bits_fn *sample_bits;
     nq_join_pick_key_fn *pick_key;
+    nq_join_pick_key_by_pairs_fn *pick_key_by_pairs;
     nq_join_sort_fn *sort;
 } mitm_kernels;
 
@@ -23,7 +24,8 @@ typedef struct mitm_kernels {
     {                                                                                              \
         NQ_KERNEL_CAT(nq_quarter_slice_fill_store, level),                                         \
             NQ_KERNEL_CAT(nq_mitm_half_next, level), NQ_KERNEL_CAT(nq_join_sample_bits, level),    \
-            NQ_KERNEL_CAT(nq_join_pick_key, level), NQ_KERNEL_CAT(nq_join_sort, level)             \
+            NQ_KERNEL_CAT(nq_join_pick_key, level),                                                \
+            NQ_KERNEL_CAT(nq_join_pick_key_by_pairs, level), NQ_KERNEL_CAT(nq_join_sort, level)    \
     }
 
 static const mitm_kernels copies[NQ_KERNEL_LEVELS] = {
@@ -59,6 +61,12 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
                       nq_join_order *o)
 {
     in_use()->pick_key(count_a, count_b, bits, key_bits, o);
+}
+
+void nq_join_pick_key_by_pairs(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                               int bits, int key_bits, nq_join_order *o)
+{
+    in_use()->pick_key_by_pairs(a, na, b, nb, bits, key_bits, o);
 }
 
 void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,

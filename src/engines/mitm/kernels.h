@@ -21,6 +21,8 @@
 typedef void nq_join_sample_bits_fn(const uint64_t *v, size_t n, int bits, uint32_t *count);
 typedef void nq_join_pick_key_fn(const uint32_t *count_a, const uint32_t *count_b, int bits,
                                  int key_bits, nq_join_order *o);
+typedef void nq_join_pick_key_by_pairs_fn(const uint64_t *a, size_t na, const uint64_t *b,
+                                          size_t nb, int bits, int key_bits, nq_join_order *o);
 typedef void nq_join_sort_fn(const uint64_t *src, size_t n, const nq_join_order *o,
                              uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
                              nq_join_list *out);
@@ -40,6 +42,7 @@ NQ_KERNEL_DECLARE(nq_quarter_slice_fill_store_fn, nq_quarter_slice_fill_store);
 NQ_KERNEL_DECLARE(nq_mitm_half_next_fn, nq_mitm_half_next);
 NQ_KERNEL_DECLARE(nq_join_sample_bits_fn, nq_join_sample_bits);
 NQ_KERNEL_DECLARE(nq_join_pick_key_fn, nq_join_pick_key);
+NQ_KERNEL_DECLARE(nq_join_pick_key_by_pairs_fn, nq_join_pick_key_by_pairs);
 NQ_KERNEL_DECLARE(nq_join_sort_fn, nq_join_sort);
 
 #endif /* NQ_MITM_KERNELS_H */

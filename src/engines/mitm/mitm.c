@@ -236,19 +236,31 @@ static uint32_t east_columns(uint32_t hm, int a)
     return a ? hm & ~(UINT32_C(1) << (a - 1)) : hm;
 }
 
+/* Keys of at least this many bits are picked by the sampled pairs they
+ * cut (nq_join_pick_key_by_pairs): they come with lists long enough to
+ * pay for it (units of a tenth of a second and more), and cut
+ * noticeably fewer pairs than bits picked one by one. */
+#define NQ_MITM_PAIR_KEY_BITS 12
+
 /* Chooses the sort order of the unit's joins, once: the class bits, and
- * the key bits that the most pairs of sampled east and west halves share. */
+ * the key bits that the most pairs of sampled east and west halves share
+ * (wide keys: that cut the most such pairs together).  The west halves
+ * are still unsorted (all of them or their first batch). */
 static void choose_order(unit_join *u)
 {
     const mitm_plan *p = u->p;
+    const int key_bits = !u->keyed ? 0 : p->key_bits ? p->key_bits : key_width(u->nw, u->ne);
+    u->order->class_mask = main_diagonal_bits(p);
+    u->ordered = 1;
+    if (key_bits >= NQ_MITM_PAIR_KEY_BITS) {
+        nq_join_pick_key_by_pairs(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, key_bits,
+                                  u->order);
+        return;
+    }
     uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
     if (u->keyed)
         nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
-    u->order->class_mask = main_diagonal_bits(p);
-    nq_join_pick_key(east_bits, u->west_bits, p->sig_bits,
-                     !u->keyed ? 0 : p->key_bits ? p->key_bits : key_width(u->nw, u->ne),
-                     u->order);
-    u->ordered = 1;
+    nq_join_pick_key(east_bits, u->west_bits, p->sig_bits, key_bits, u->order);
 }
 
 /* The bits sorted lists keep: the signature's, less the class and key bits
