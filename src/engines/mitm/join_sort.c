@@ -5,8 +5,9 @@
  *
  * Two members whose keys share a bit cannot match, so a join over sorted
  * lists skips whole runs (join.c); the key takes the bits the most
- * sampled pairs share, best on top, so consecutive keys, and the members
- * of one block, agree on the bits that skip the most.  A kernel source:
+ * sampled pairs share (wide keys: that cut the most sampled pairs
+ * together), best on top, so consecutive keys, and the members of one
+ * block, agree on the bits that skip the most.  A kernel source:
  * compiled once per kernel level (core/kernel.h; mitm/kernels.c picks the
  * copy), so BMI2's pext gathers the key bits where the level has it, the
  * AVX-512 copies count a sampled member's 64 bits with one subtraction
