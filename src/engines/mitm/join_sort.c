@@ -94,25 +94,28 @@ static void set_key(nq_join_order *o, const int *best, int n)
     }
 }
 
+/* The bit j < bits outside `taken` with the highest score[j] (the lowest
+ * such bit on a tie), or -1 when every such score is 0. */
+static int best_bit(const uint64_t *score, int bits, uint64_t taken)
+{
+    int best = -1;
+    for (int j = 0; j < bits; j++)
+        if (!(taken >> j & 1) && score[j] > (best < 0 ? 0 : score[best]))
+            best = j;
+    return best;
+}
+
 void NQ_KERNEL_FN(nq_join_pick_key)(const uint32_t *count_a, const uint32_t *count_b, int bits,
                                      int key_bits, nq_join_order *o)
 {
+    uint64_t pairs[NQ_JOIN_MAX_BITS]; /* the sampled pairs that share bit j */
+    for (int j = 0; j < bits; j++)
+        pairs[j] = (uint64_t)count_a[j] * count_b[j];
     int best_first[NQ_JOIN_KEY_BITS_MAX], n = 0;
     uint64_t taken = o->class_mask;
-    while (n < key_bits) {
-        int best = -1;
-        uint64_t best_pairs = 0;
-        for (int j = 0; j < bits; j++) {
-            const uint64_t pairs = (uint64_t)count_a[j] * count_b[j];
-            if (!(taken >> j & 1) && pairs > best_pairs) {
-                best = j;
-                best_pairs = pairs;
-            }
-        }
-        if (best < 0) /* no bit left that any sampled pair shares */
-            break;
+    for (int best; n < key_bits && (best = best_bit(pairs, bits, taken)) >= 0; n++) {
         taken |= UINT64_C(1) << best;
-        best_first[n++] = best;
+        best_first[n] = best;
     }
     set_key(o, best_first, n);
 }
@@ -149,26 +152,18 @@ void NQ_KERNEL_FN(nq_join_pick_key_by_pairs)(const uint64_t *a, size_t na, const
         }
     int best_first[NQ_JOIN_KEY_BITS_MAX], n = 0;
     uint64_t taken = o->class_mask;
-    while (n < key_bits) {
-        int best = -1;
-        uint64_t best_cut = 0;
-        for (int j = 0; j < bits; j++) {
-            if (taken >> j & 1)
-                continue;
-            uint64_t cut = 0; /* the live pairs that share bit j */
-            for (size_t i = 0; i < ma; i++)
+    for (; n < key_bits; n++) {
+        uint64_t cut[NQ_JOIN_MAX_BITS] = {0}; /* the live pairs that share bit j */
+        for (int j = 0; j < bits; j++)
+            for (size_t i = 0; i < ma && !(taken >> j & 1); i++)
                 if (sa[i] >> j & 1)
                     for (int w = 0; w < WORDS; w++)
-                        cut += (uint64_t)__builtin_popcountll(alive[i][w] & with[j][w]);
-            if (cut > best_cut) {
-                best = j;
-                best_cut = cut;
-            }
-        }
+                        cut[j] += (uint64_t)__builtin_popcountll(alive[i][w] & with[j][w]);
+        const int best = best_bit(cut, bits, taken);
         if (best < 0) /* no live sampled pair shares a bit left */
             break;
         taken |= UINT64_C(1) << best;
-        best_first[n++] = best;
+        best_first[n] = best;
         for (size_t i = 0; i < ma; i++)
             if (sa[i] >> best & 1)
                 for (int w = 0; w < WORDS; w++)
