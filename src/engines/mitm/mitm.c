@@ -114,7 +114,6 @@ typedef struct unit_join {
      * setting up a unit does not clear its 32 KiB of key table, which on
      * the small boards took longer than many a unit's pairs. */
     nq_join_order *order;
-    uint32_t west_bits[NQ_JOIN_MAX_BITS]; /* sampled bit counts of the first west halves */
     uint64_t pairs;
     /* How far the unit is (when p->progress): the pairs each side's walks
      * try in all (walk_pairs), those of the east configurations before the
@@ -257,10 +256,12 @@ static void choose_order(unit_join *u)
                                   u->order);
         return;
     }
-    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0};
-    if (u->keyed)
+    uint32_t east_bits[NQ_JOIN_MAX_BITS] = {0}, west_bits[NQ_JOIN_MAX_BITS] = {0};
+    if (u->keyed) {
         nq_join_sample_bits(u->s->east, u->ne, p->sig_bits, east_bits);
-    nq_join_pick_key(east_bits, u->west_bits, p->sig_bits, key_bits, u->order);
+        nq_join_sample_bits(u->s->west, u->nw, p->sig_bits, west_bits);
+    }
+    nq_join_pick_key(east_bits, west_bits, p->sig_bits, key_bits, u->order);
 }
 
 /* The bits sorted lists keep: the signature's, less the class and key bits
@@ -437,8 +438,6 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     /* Keys pay where a block's queries skip long runs: on long west lists
      * (and always when they come in batches). */
     u.keyed = !u.west_whole || u.nw >= p->key_min;
-    if (u.keyed)
-        nq_join_sample_bits(s.west, u.nw, p->sig_bits, u.west_bits);
     nq_mitm_prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
     if (p->progress)
         u.east_pairs = east_pairs(&u, &d);
