@@ -8,6 +8,7 @@
 
 #include "api/job.h"
 #include "api/registry.h"
+#include "core/scratch.h"
 #include "run/pool.h"
 
 /* Chunks per thread when a caller solves a range without saying how to cut
@@ -121,6 +122,7 @@ int nq_job_solve(nq_job *job, uint64_t first, uint64_t count, int threads,
 struct nq_solver {
     nq_job *job;
     void *scratch; /* the engine's, NULL when it needs none */
+    size_t scratch_bytes;
 };
 
 int nq_solver_create(nq_solver **out, nq_job *job)
@@ -135,7 +137,8 @@ int nq_solver_create(nq_solver **out, nq_job *job)
         return NQ_ENOMEM;
     s->job = job;
     /* Zeroed, as the engine contract wants at the start of a run. */
-    if (job->ops->scratch_size && !(s->scratch = calloc(1, job->ops->scratch_size(job)))) {
+    s->scratch_bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
+    if (s->scratch_bytes && !(s->scratch = nq_scratch_alloc(s->scratch_bytes))) {
         free(s);
         return NQ_ENOMEM;
     }
@@ -165,7 +168,7 @@ void nq_solver_free(nq_solver **s)
 {
     if (!s || !*s)
         return;
-    free((*s)->scratch);
+    nq_scratch_free((*s)->scratch, (*s)->scratch_bytes);
     free(*s);
     *s = NULL;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/scratch.h"
 #include "run/estimate.h"
 #include "run/model.h"
 
@@ -201,7 +202,7 @@ static void sample_chunks(sample *s)
 {
     const nq_job *job = s->cfg->job;
     const size_t bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
-    void *scratch = bytes ? calloc(1, bytes) : NULL;
+    void *scratch = bytes ? nq_scratch_alloc(bytes) : NULL;
     if (bytes && !scratch)
         return;
     for (;;) {
@@ -231,7 +232,7 @@ static void sample_chunks(sample *s)
         if (!whole)
             break;
     }
-    free(scratch);
+    nq_scratch_free(scratch, bytes);
 }
 
 /* The calibration so far, under the lock.  While chunks run, their time

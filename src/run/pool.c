@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scratch.h"
 #include "run/pool.h"
 
 #ifdef _OPENMP
@@ -303,7 +304,7 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
     }
     /* Zeroed, as the engine contract promises, once for the whole run. */
     for (int t = 0; scratch_bytes && t < threads; t++)
-        if (!(ws.scratch[t] = calloc(1, scratch_bytes))) {
+        if (!(ws.scratch[t] = nq_scratch_alloc(scratch_bytes))) {
             ret = NQ_ENOMEM;
             goto out;
         }
@@ -325,7 +326,7 @@ int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
 out:
     if (ws.scratch)
         for (int t = 0; t < threads; t++)
-            free(ws.scratch[t]);
+            nq_scratch_free(ws.scratch[t], scratch_bytes);
     free(ws.scratch);
     free(ws.partial);
     return ret;
