@@ -223,7 +223,7 @@ static void test_join_sorted(void **state)
     (void)state;
     static const size_t sizes[][2] = {{0, 5}, {30, 40}, {700, 1500}, {2100, 600}, {1100, 1100}};
     static const int bits[] = {8, 20, 38, 64};
-    static const int key_bits[] = {0, 3, 6, 8, 10, NQ_JOIN_KEY_BITS_MAX};
+    static const int key_bits[] = {0, 3, 6, 8, 10, 14, 15, NQ_JOIN_KEY_BITS_MAX};
     static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
     static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);

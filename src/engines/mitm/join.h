@@ -53,7 +53,7 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
  * join by the caller: wider keys skip more pairs but cut the lists into
  * more, shorter runs.
  */
-#define NQ_JOIN_KEY_BITS_MAX 14
+#define NQ_JOIN_KEY_BITS_MAX 16
 #define NQ_JOIN_KEYS_MAX (1 << NQ_JOIN_KEY_BITS_MAX)
 #define NQ_JOIN_MAX_CLASSES 3
 #define NQ_JOIN_BUCKETS_MAX (NQ_JOIN_MAX_CLASSES * NQ_JOIN_KEYS_MAX)
@@ -121,7 +121,7 @@ typedef struct nq_join_scratch {
      * the progress of a join that tracks it (join.c, key_queries). */
     uint64_t key_queries[NQ_JOIN_KEYS_MAX];
     /* The sort's counters (nq_join_sort), here rather than on a thread's
-     * stack: 256 KiB with the widest keys. */
+     * stack: 4 MiB with the widest keys. */
     uint32_t sort_count[NQ_JOIN_SORT_PARTS][NQ_JOIN_SORT_ROW];
     /* How far the thread's unit is (the engine's progress hook reads it
      * from another thread), in 2^-32 of the unit: a sorted join with

@@ -175,7 +175,7 @@ void NQ_KERNEL_FN(nq_join_pick_key_by_pairs)(const uint64_t *a, size_t na, const
 /* How to pack the bits of a mask into the low bits in their order: pext
  * where the level has BMI2; elsewhere one shift, AND and OR per run of
  * consecutive bits of the mask (a sort's masks keep or drop a few runs:
- * its kept bits, cut by at most 16 class and key bits, are at most 17), not
+ * its kept bits, cut by at most 18 class and key bits, are at most 19), not
  * one per bit. */
 typedef struct bit_gather {
     uint64_t mask;
@@ -233,17 +233,21 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
 #define SCATTER_AHEAD 16
 #define SCATTER_PREFETCH_MIN ((size_t)1 << 18)
 
-/* A member's tag, kept in the tag array while it is sorted: its key (low
- * key_bits bits) and above it its two class bits as they stand.  A bucket
- * (class << key_bits | key) is one tag, or two for class 1 (either class
- * bit).  Tags live apart from the signatures so that the first pass only
- * reads the list (a quarter of the bytes written back). */
-_Static_assert(NQ_JOIN_KEY_BITS_MAX + 2 <= 16, "a tag, key and class bits, fits 16 bits");
+/* A member's tag: its key (low key_bits bits) and above it its two class
+ * bits as they stand.  A bucket (class << key_bits | key) is one tag, or
+ * two for class 1 (either class bit).  The tag array keeps each member's
+ * tag while it is sorted, apart from the signatures so that the first
+ * pass only reads the list (a quarter of the bytes written back); its 16
+ * bits hold the whole tag for keys of up to 14 bits, and the key alone
+ * for wider ones, whose class bits the second pass takes from the member
+ * again (a wider array would take 64 MiB more a thread at N = 28). */
+_Static_assert(NQ_JOIN_KEY_BITS_MAX <= 16, "a key fits the tag array's 16 bits");
+#define NQ_JOIN_WHOLE_TAG_BITS 14
 
-static inline uint16_t tag_of(uint64_t v, const nq_join_order *o, const bit_gather *key,
+static inline uint32_t tag_of(uint64_t v, const nq_join_order *o, const bit_gather *key,
                               const bit_gather *classes)
 {
-    return (uint16_t)(o->key_of[gather_bits(v, key)] | gather_bits(v, classes) << o->key_bits);
+    return o->key_of[gather_bits(v, key)] | (uint32_t)gather_bits(v, classes) << o->key_bits;
 }
 
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
@@ -303,6 +307,10 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
+    /* Wide keys: the tag array keeps the key, and each pass adds the
+     * member's class bits (tag_of) itself. */
+    const int wide = kb > NQ_JOIN_WHOLE_TAG_BITS;
+    const uint32_t kept = wide ? keys - 1 : UINT32_MAX; /* the tag bits the array keeps */
     uint32_t(*count)[NQ_JOIN_SORT_ROW] = js->sort_count;
     for (int p = 0; p < SORT_PARTS; p++)
         memset(count[p], 0, 4 * keys * sizeof count[p][0]);
@@ -315,10 +323,16 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
         j = tags_avx512(src, part, o, tag, count);
 #endif
     for (; j < part; j++)
-        for (int p = 0; p < SORT_PARTS; p++)
-            count[p][tag[p * part + j] = tag_of(src[p * part + j], o, &key, &classes)]++;
-    for (size_t i = SORT_PARTS * part; i < n; i++)
-        count[SORT_PARTS - 1][tag[i] = tag_of(src[i], o, &key, &classes)]++;
+        for (int p = 0; p < SORT_PARTS; p++) {
+            const uint32_t t = tag_of(src[p * part + j], o, &key, &classes);
+            tag[p * part + j] = (uint16_t)(t & kept);
+            count[p][t]++;
+        }
+    for (size_t i = SORT_PARTS * part; i < n; i++) {
+        const uint32_t t = tag_of(src[i], o, &key, &classes);
+        tag[i] = (uint16_t)(t & kept);
+        count[SORT_PARTS - 1][t]++;
+    }
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
     uint32_t sum = 0;
@@ -349,14 +363,16 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     const size_t ahead =
         n >= SCATTER_PREFETCH_MIN && part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
+#define NQ_SORT_TAG(i) (tag[i] | (wide ? (uint32_t)gather_bits(src[i], &classes) << kb : 0))
     for (j = 0; j < ahead; j++)
         for (int p = 0; p < SORT_PARTS; p++) {
-            __builtin_prefetch(&dst[count[p][tag[p * part + j + SCATTER_AHEAD]]], 1);
-            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], &keep);
+            __builtin_prefetch(&dst[count[p][NQ_SORT_TAG(p * part + j + SCATTER_AHEAD)]], 1);
+            dst[count[p][NQ_SORT_TAG(p * part + j)]++] = gather_bits(src[p * part + j], &keep);
         }
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++)
-            dst[count[p][tag[p * part + j]]++] = gather_bits(src[p * part + j], &keep);
+            dst[count[p][NQ_SORT_TAG(p * part + j)]++] = gather_bits(src[p * part + j], &keep);
     for (size_t i = SORT_PARTS * part; i < n; i++)
-        dst[count[SORT_PARTS - 1][tag[i]]++] = gather_bits(src[i], &keep);
+        dst[count[SORT_PARTS - 1][NQ_SORT_TAG(i)]++] = gather_bits(src[i], &keep);
+#undef NQ_SORT_TAG
 }

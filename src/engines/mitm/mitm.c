@@ -145,20 +145,25 @@ typedef struct unit_join {
  * pairs a unit, eight from there on; from 2^35 pairs, where the longer
  * list (the one cut into blocks) holds NQ_MITM_WIDEST_KEY_LIST halves or
  * more, twelve (its buckets are then long enough that a block holds few
- * keys), and fourteen where the shorter one holds NQ_MITM_LONGEST_LISTS
- * or more too.  docs/performance.md, "Figures the code's choices rest on",
- * has the measurements behind the thresholds. */
+ * keys), fourteen where the shorter one holds NQ_MITM_LONGEST_LISTS or
+ * more too, and sixteen where it holds NQ_MITM_FULL_BATCHES (most of
+ * N = 28's batches of 2^25; shorter lists of N = 26 and 28 took longer
+ * with sixteen).  docs/performance.md, "Figures the code's choices rest
+ * on", has the measurements behind the thresholds. */
 #define NQ_MITM_WIDE_KEY_PAIRS (UINT64_C(1) << 32)
 #define NQ_MITM_WIDEST_KEY_PAIRS (UINT64_C(1) << 35)
 #define NQ_MITM_WIDEST_KEY_LIST ((size_t)3 << 18)
 #define NQ_MITM_LONGEST_LISTS ((size_t)3 << 20)
+#define NQ_MITM_FULL_BATCHES ((size_t)3 << 23)
 
 static int key_width(size_t nw, size_t ne)
 {
     const uint64_t pairs = (uint64_t)nw * ne;
     const size_t longer = nw > ne ? nw : ne, shorter = nw > ne ? ne : nw;
     if (pairs >= NQ_MITM_WIDEST_KEY_PAIRS && longer >= NQ_MITM_WIDEST_KEY_LIST)
-        return shorter >= NQ_MITM_LONGEST_LISTS ? 14 : 12;
+        return shorter >= NQ_MITM_FULL_BATCHES    ? 16
+               : shorter >= NQ_MITM_LONGEST_LISTS ? 14
+                                                  : 12;
     return pairs >= NQ_MITM_WIDE_KEY_PAIRS ? 8 : 6;
 }
 
