@@ -250,6 +250,14 @@ static inline uint32_t tag_of(uint64_t v, const nq_join_order *o, const bit_gath
     return o->key_of[gather_bits(v, key)] | (uint32_t)gather_bits(v, classes) << o->key_bits;
 }
 
+/* The tag of member v whose tag array entry is kept: the entry, with the
+ * class bits added from v where the array keeps the key alone (wide). */
+static inline uint32_t kept_tag(uint16_t kept, uint64_t v, int wide, const bit_gather *classes,
+                                int key_bits)
+{
+    return kept | (wide ? (uint32_t)gather_bits(v, classes) << key_bits : 0);
+}
+
 #if defined(__AVX512BITALG__) && defined(__AVX512BW__)
 /* The control of a bit shuffle that gathers signature bits pos[0 .. n)
  * into bits 0 .. n - 1 of a byte; the other bytes name bit 63, and what
@@ -299,6 +307,45 @@ static size_t tags_avx512(const uint64_t *src, size_t part, const nq_join_order 
     return whole;
 }
 #endif
+
+/* What the sort's second pass reads (nq_join_sort). */
+typedef struct scatter_args {
+    const uint64_t *src;
+    size_t n, part, ahead; /* prefetching while j < ahead */
+    const uint16_t *tag;
+    int key_bits;
+    const bit_gather *keep, *classes;
+    uint64_t *dst;
+} scatter_args;
+
+/* The second pass: each member, cut to its kept bits, to its slot; count
+ * holds each tag's next slot in its part.  wide as in kept_tag. */
+static inline __attribute__((always_inline)) void
+scatter(const scatter_args *a, uint32_t (*count)[NQ_JOIN_SORT_ROW], const int wide)
+{
+    const uint64_t *src = a->src;
+    const uint16_t *tag = a->tag;
+    const size_t part = a->part;
+    const int kb = a->key_bits;
+    size_t j;
+    for (j = 0; j < a->ahead; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            const size_t i = p * part + j, next = i + SCATTER_AHEAD;
+            __builtin_prefetch(
+                &a->dst[count[p][kept_tag(tag[next], src[next], wide, a->classes, kb)]], 1);
+            a->dst[count[p][kept_tag(tag[i], src[i], wide, a->classes, kb)]++] =
+                gather_bits(src[i], a->keep);
+        }
+    for (; j < part; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            const size_t i = p * part + j;
+            a->dst[count[p][kept_tag(tag[i], src[i], wide, a->classes, kb)]++] =
+                gather_bits(src[i], a->keep);
+        }
+    for (size_t i = SORT_PARTS * part; i < a->n; i++)
+        a->dst[count[SORT_PARTS - 1][kept_tag(tag[i], src[i], wide, a->classes, kb)]++] =
+            gather_bits(src[i], a->keep);
+}
 
 void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o,
                                  uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
@@ -363,16 +410,10 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     const size_t ahead =
         n >= SCATTER_PREFETCH_MIN && part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
-#define NQ_SORT_TAG(i) (tag[i] | (wide ? (uint32_t)gather_bits(src[i], &classes) << kb : 0))
-    for (j = 0; j < ahead; j++)
-        for (int p = 0; p < SORT_PARTS; p++) {
-            __builtin_prefetch(&dst[count[p][NQ_SORT_TAG(p * part + j + SCATTER_AHEAD)]], 1);
-            dst[count[p][NQ_SORT_TAG(p * part + j)]++] = gather_bits(src[p * part + j], &keep);
-        }
-    for (; j < part; j++)
-        for (int p = 0; p < SORT_PARTS; p++)
-            dst[count[p][NQ_SORT_TAG(p * part + j)]++] = gather_bits(src[p * part + j], &keep);
-    for (size_t i = SORT_PARTS * part; i < n; i++)
-        dst[count[SORT_PARTS - 1][NQ_SORT_TAG(i)]++] = gather_bits(src[i], &keep);
-#undef NQ_SORT_TAG
+    const scatter_args a = {src, n, part, ahead, tag, kb, &keep, &classes, dst};
+    /* Two copies, so that narrow keys' hot loop does no class work. */
+    if (wide)
+        scatter(&a, count, 1);
+    else
+        scatter(&a, count, 0);
 }
