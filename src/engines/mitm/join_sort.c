@@ -354,8 +354,9 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
-    /* Wide keys: the tag array keeps the key, and each pass adds the
-     * member's class bits (tag_of) itself. */
+    /* Wide keys: the tag array keeps the key alone; the first pass counts
+     * whole tags (tag_of), the second adds the class bits to the key
+     * (kept_tag). */
     const int wide = kb > NQ_JOIN_WHOLE_TAG_BITS;
     const uint32_t kept = wide ? keys - 1 : UINT32_MAX; /* the tag bits the array keeps */
     uint32_t(*count)[NQ_JOIN_SORT_ROW] = js->sort_count;
