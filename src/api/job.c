@@ -137,7 +137,7 @@ int nq_solver_create(nq_solver **out, nq_job *job)
         return NQ_ENOMEM;
     s->job = job;
     /* Zeroed, as the engine contract wants at the start of a run. */
-    s->scratch_bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
+    s->scratch_bytes = nq_job_scratch_bytes(job);
     if (s->scratch_bytes && !(s->scratch = nq_scratch_alloc(s->scratch_bytes))) {
         free(s);
         return NQ_ENOMEM;

@@ -78,6 +78,12 @@ struct nq_job {
     enum nq_schedule schedule;
 };
 
+/* Bytes of per-thread scratch the job's solve() needs (0: none). */
+static inline size_t nq_job_scratch_bytes(const nq_job *job)
+{
+    return job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
+}
+
 static inline void nq_counts_add(nq_counts *sum, const nq_counts *add)
 {
     sum->total += add->total;

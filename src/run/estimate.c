@@ -201,7 +201,7 @@ static int solve_chunk(sample *s, int64_t i, void *scratch, nq_counts *sum)
 static void sample_chunks(sample *s)
 {
     const nq_job *job = s->cfg->job;
-    const size_t bytes = job->ops->scratch_size ? job->ops->scratch_size(job) : 0;
+    const size_t bytes = nq_job_scratch_bytes(job);
     void *scratch = bytes ? nq_scratch_alloc(bytes) : NULL;
     if (bytes && !scratch)
         return;

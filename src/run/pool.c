@@ -289,8 +289,7 @@ static void share(workspace *ws, int threads)
 
 int nq_pool_solve(const nq_pool_run *run, nq_counts *sum)
 {
-    const size_t scratch_bytes = run->job->ops->scratch_size
-                                     ? run->job->ops->scratch_size(run->job) : 0;
+    const size_t scratch_bytes = nq_job_scratch_bytes(run->job);
     const int threads = run->threads > 0 ? run->threads : 1;
     workspace ws = {
         .run = run,
