@@ -36,6 +36,11 @@ static int close_stream(FILE *f)
 
 void bench_flush_stdout(void)
 {
+    /* A write that failed inside the printf before (text longer than the
+     * buffer, as --help is) left stdout's error flag, and its reason in
+     * errno: the flush below would find nothing left to write. */
+    if (ferror(stdout) && !stdout_error && errno)
+        stdout_error = errno;
     errno = 0;
     if ((fflush(stdout) != 0 || ferror(stdout)) && !stdout_error)
         stdout_error = errno ? errno : EIO;
