@@ -148,9 +148,10 @@ static void usage(FILE *out)
             "                        while the next doubling should end within SECONDS\n"
             "                        of the projection's start (1..10000000)\n"
             "      --project-part SHARE\n"
-            "                        with --project: time each unit until SHARE of it\n"
-            "                        (0..1, or a percentage) is joined and scale up, for\n"
-            "                        units too long to time whole (mitm from N = 24 on;\n"
+            "                        with --project: solve SHARE of each unit's join\n"
+            "                        blocks (0..1, or a percentage; evenly spread) and\n"
+            "                        the rest of it whole, and scale the blocks' time up,\n"
+            "                        for units too long to time whole (mitm at N = 28;\n"
             "                        default: whole units)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
@@ -375,9 +376,9 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
         o->project_limit = value;
         break;
     case OPT_PROJECT_PART:
-        if (parse_share(arg, 1, &o->project_part) < 0)
-            die_usage("invalid share '%s' for --project-part: expected a fraction of a unit "
-                      "above 0 and at most 1 (0.1) or a percentage (10%%)", arg);
+        if (parse_share(arg, 1, &o->project_part) < 0 || o->project_part < 1e-6)
+            die_usage("invalid share '%s' for --project-part: expected a fraction of a unit's "
+                      "blocks from 0.000001 to 1 (0.1) or a percentage (10%%)", arg);
         break;
     case OPT_RANKS:
         if (bench_parse_int(arg, strlen(arg), 1, NQ_MODEL_MAX_WORKERS, &value) < 0)
@@ -473,15 +474,8 @@ static void finish_options(bench_options *o)
                 die_usage("--audit checks mitm's join units, which boards below N=%d do not "
                           "have (N=%d asked)", NQ_MITM_MIN_N, o->n.values[i]);
     }
-    if (o->project_part > 0) { /* only mitm's units say how far they are */
-        if (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM)
-            die_usage("--project-part times parts of engine mitm's units only (-e mitm)");
-        for (int i = 0; i < o->n.count; i++)
-            if (o->n.values[i] < NQ_MITM_PROGRESS_MIN_N)
-                die_usage("--project-part needs units that say how far they are, which mitm's "
-                          "have from N=%d on (N=%d asked)", NQ_MITM_PROGRESS_MIN_N,
-                          o->n.values[i]);
-    }
+    if (o->project_part > 0 && (o->engine_count != 1 || o->engines[0] != NQ_ENGINE_MITM))
+        die_usage("--project-part samples the join blocks of engine mitm's units only (-e mitm)");
     /* The model simulates at most NQ_MODEL_MAX_WORKERS workers (the
      * library's thread limit, which nqueens-mpi plans within too). */
     for (int i = 0; o->ranks && o->threads_given && i < o->threads.count; i++)

@@ -108,16 +108,17 @@ typedef struct runner {
     int warm; /* it has solved a unit: its pages are touched */
 } runner;
 
-/* Solves unit u on runner r whole, or, with part > 0, until that share of
- * it is done, adding the share reached to *share.  Returns 0 or a negative
+/* Solves unit u on runner r whole, or, with every > 1, by sample (its
+ * joins' blocks one in `every`), adding to *skipped the CPU seconds that
+ * the blocks it passed over are expected to take.  Returns 0 or a negative
  * NQ_E* code. */
-static int solve(runner *r, uint64_t u, double part, double *share)
+static int solve(runner *r, uint64_t u, uint32_t every, double *skipped)
 {
     nq_counts c;
-    double reached = 1;
-    const int ret = part > 0 ? nq_solver_solve_part(r->solver, u, part, &reached)
-                             : nq_solver_solve(r->solver, u, &c);
-    *share += reached;
+    double passed = 0;
+    const int ret = every > 1 ? nq_solver_solve_sample(r->solver, u, every, &passed)
+                              : nq_solver_solve(r->solver, u, &c);
+    *skipped += passed;
     return ret;
 }
 
@@ -126,31 +127,31 @@ static int solve(runner *r, uint64_t u, double part, double *share)
  * untimed), when neighbours share what a thread keeps (warm_up).  A runner's
  * first run is solved once untimed before, so that the scratch's first
  * touch, which a count pays once per thread, is not charged to one run.
- * With part > 0 (units of minutes), each unit, the untimed ones too, is
- * solved only until that share of it is done, and its time is scaled up by
- * the share reached: a unit's joins go at an even pace, so its time is
- * about proportional to how far they are (docs/performance.md measures how
- * closely).  Returns 0 or a negative NQ_E* code. */
-static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, double part,
+ * With every > 1 (units of minutes), each unit, the untimed ones too, is
+ * solved by sample: all its work but its joins' blocks, of which one in
+ * `every` (evenly spread, from a phase drawn from the unit), and its time
+ * is the thread's CPU time plus every - 1 times that of the blocks solved.
+ * Returns 0 or a negative NQ_E* code. */
+static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, uint32_t every,
                     double *seconds)
 {
-    double untimed = 0, share = 0;
+    double untimed = 0, skipped = 0;
     int ret = 0;
     if (!r->warm)
-        ret = solve(r, first, part, &untimed);
+        ret = solve(r, first, every, &untimed);
     r->warm = 1;
     if (ret == 0 && warm_up && first > 0)
-        ret = solve(r, first - 1, part, &untimed);
+        ret = solve(r, first - 1, every, &untimed);
     const double t0 = thread_cpu_now();
     for (uint64_t u = first; ret == 0 && u < first + len; u++)
-        ret = solve(r, u, part, &share);
-    *seconds = share > 0 ? (thread_cpu_now() - t0) / share : 0;
+        ret = solve(r, u, every, &skipped);
+    *seconds = (thread_cpu_now() - t0 + skipped) / (double)len;
     return ret;
 }
 
 /* Times runs [from, to) of the sample on `threads` threads, thread i on
  * runners[i].  Returns 0 or a negative NQ_E* code. */
-static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up, double part,
+static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up, uint32_t every,
                      int strata, uint64_t from, uint64_t to, int threads, double *seconds)
 {
     int error = 0;
@@ -165,7 +166,7 @@ static int time_runs(runner *runners, uint64_t units, uint64_t len, int warm_up,
         runner *r = &runners[0];
 #endif
         const int ret =
-            time_run(r, run_start((uint64_t)k, strata, units, len), len, warm_up, part,
+            time_run(r, run_start((uint64_t)k, strata, units, len), len, warm_up, every,
                      &seconds[k]);
         if (ret < 0) {
 #ifdef _OPENMP
@@ -215,6 +216,8 @@ static double wall_now(void)
 int bench_project(const nq_settings *s, int samples, double limit, double part)
 {
     const double start = wall_now();
+    /* A share of each unit: one join block in the nearest whole number. */
+    const uint32_t every = part > 0 ? (uint32_t)lround(1 / part) : 1;
     nq_settings one = *s;
     one.threads = 1; /* units are timed one per thread, side by side */
     nq_job *job = NULL;
@@ -249,7 +252,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
         }
         seconds = more;
         const double round_start = wall_now();
-        ret = time_runs(runners, units, len, warm_up, part, strata, t, next, threads, seconds);
+        ret = time_runs(runners, units, len, warm_up, every, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
         if (se <= PROJECT_TARGET * mean)
@@ -273,9 +276,10 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
     free(seconds);
     if (ret < 0)
         return ret;
-    char parts[48] = "";
-    if (part > 0)
-        snprintf(parts, sizeof parts, ", each to %.3g%% of the unit, scaled", 100 * part);
+    char parts[64] = "";
+    if (every > 1)
+        snprintf(parts, sizeof parts, ", one join block in %" PRIu32 " of each unit, scaled",
+                 every);
     printf("project: %s N=%d, %" PRIu64 " units, %" PRIu64 " x %" PRIu64
            " timed (stratified%s%s): %.4g s a unit (+- %.2g), "
            "%.4g core-hours (+- %.2g, %.1f%%, %s, %.0f s)\n",

@@ -378,12 +378,12 @@ class Audit(unittest.TestCase):
             p = run("-n", "12", *args)
             self.assertEqual(p.returncode, 2, p.stdout)
             self.assertIn("--project-limit", p.stderr)
-        # Parts of units: only where they say how far they are (mitm from
-        # N = 24 on), a share in (0, 1], with --project.
+        # Units by sample: mitm's join blocks, a share in [10^-6, 1], with
+        # --project.
         for args in (["-n", "24", "-e", "mitm", "--project-part", "0.5"],
                      ["-n", "24", "-e", "mitm", "--project", "2", "--project-part", "0"],
                      ["-n", "24", "-e", "mitm", "--project", "2", "--project-part", "1.5"],
-                     ["-n", "20", "-e", "mitm", "--project", "2", "--project-part", "0.5"],
+                     ["-n", "24", "-e", "mitm", "--project", "2", "--project-part", "1e-7"],
                      ["-n", "24", "-e", "full", "--project", "2", "--project-part", "0.5"]):
             p = run(*args)
             self.assertEqual(p.returncode, 2, (args, p.stdout))
@@ -392,7 +392,7 @@ class Audit(unittest.TestCase):
         p = run("--project", "2", "--project-part", "50%", "-n", "24", "-e", "mitm", "-t", "2")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertRegex(p.stdout, r"project: mitm N=24, 677294 units, \d+ x 1 timed "
-                         r"\(stratified, each to 50% of the unit, scaled\): [\d.]+ s a unit")
+                         r"\(stratified, one join block in 2 of each unit, scaled\): [\d.]+ s a unit")
         for args in (["-e", "full"], ["--csv", "x.csv"]):
             self.assertEqual(run("--audit", "2", "-n", "12", *args).returncode, 2)
 

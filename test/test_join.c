@@ -286,17 +286,16 @@ static void test_join_sorted(void **state)
     free(js);
 }
 
-/* The join's progress follows its work, not its members.  The sliced
- * list's members without the key bit (key 0, first in the sorted order)
- * may meet every query, those with it only the twentieth of the queries
- * without it, so the first half of the members holds most of the work:
- * stopped at three quarters of its progress, the join has joined every
- * key-0 member and none of the others (counting members, it would stop
- * three quarters down the list, past the key-1 members' first block). */
-static void test_join_progress(void **state)
+/* A join solved by sample (join.h, sample_every): runs of two blocks, one
+ * in three, from each of the three phases that start a run in turn, over
+ * lists of about five blocks a key with keys of three bits.  The three
+ * counts add up to the whole join's, each block solved in exactly one
+ * phase, none of them holds all or none of the pairs, and the sampled
+ * blocks' CPU time is counted. */
+static void test_join_sample(void **state)
 {
     (void)state;
-    const size_t na = 3900, na_clear = 200, nb = 4096, nb_clear = 2048;
+    const size_t na = 8000, nb = 20000;
     const int bits = 24;
     static const uint8_t plain[3][3] = {{1}};
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
@@ -308,25 +307,30 @@ static void test_join_progress(void **state)
     assert_non_null(js);
     assert_true(a && b && sa && sb && tag);
     memset(js, 0, sizeof *js);
-    uint64_t x = 4242;
-    random_sigs(a, na, bits, 3, &x);
-    random_sigs(b, nb, bits, 3, &x);
-    for (size_t i = 0; i < na; i++)
-        a[i] = i < na_clear ? a[i] & ~UINT64_C(1) : a[i] | 1;
-    for (size_t i = 0; i < nb; i++)
-        b[i] = i < nb_clear ? b[i] & ~UINT64_C(1) : b[i] | 1;
-    uint32_t count[NQ_JOIN_MAX_BITS] = {1}; /* bit 0 alone is shared: the key */
-    nq_join_pick_key(count, count, bits, 1, &o);
-    assert_true(o.key_mask == 1 && o.class_mask == 0);
+    uint64_t x = 4243;
+    random_sigs(a, na, bits, 4, &x);
+    random_sigs(b, nb, bits, 4, &x);
+    uint32_t count[NQ_JOIN_MAX_BITS] = {1, 1, 1}; /* bits 0 to 2 shared: the key */
+    nq_join_pick_key(count, count, bits, 3, &o);
+    assert_true(o.key_mask == 7 && o.class_mask == 0);
     nq_join_sort(a, na, &o, tag, js, sa, &la);
     nq_join_sort(b, nb, &o, tag, js, sb, &lb);
-    const double span = 0x1p32;
-    js->progress_span = span;
-    js->stop_at = (uint64_t)(0.75 * span);
-    const uint64_t got = nq_join_sorted_count(&la, &lb, plain, bits - 1, NQ_JOIN_KERNEL_SCALAR, js);
-    assert_true(js->stopped);
-    assert_true(js->stopped_at >= js->stop_at && (double)js->stopped_at < 0.9 * span);
-    assert_true(got == pairs_naive(a, na, b, nb_clear));
+    const uint64_t whole =
+        nq_join_sorted_count(&la, &lb, plain, bits - 3, NQ_JOIN_KERNEL_SCALAR, js);
+    assert_true(whole == pairs_naive(a, na, b, nb));
+    uint64_t sum = 0;
+    for (uint32_t phase = 0; phase < 3; phase++) {
+        js->sample_every = 3;
+        js->sample_run = 2;
+        js->sample_at = 2 * phase;
+        js->sampled_seconds = 0;
+        const uint64_t got =
+            nq_join_sorted_count(&la, &lb, plain, bits - 3, NQ_JOIN_KERNEL_SCALAR, js);
+        assert_true(got > 0 && got < whole);
+        assert_true(js->sampled_seconds > 0);
+        sum += got;
+    }
+    assert_true(sum == whole);
     free(a);
     free(b);
     free(sa);
@@ -482,7 +486,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
-        cmocka_unit_test(test_join_progress),
+        cmocka_unit_test(test_join_sample),
         cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
         cmocka_unit_test(test_pick_key_by_pairs),

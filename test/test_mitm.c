@@ -626,6 +626,30 @@ static int watch_unit(progress_unit *pu)
     return inside;
 }
 
+/* Sample counts of a unit: its count with the joins solving runs of four
+ * blocks, one in `every`, from each phase that starts a run in turn, set
+ * in the join's scratch as the sample hook sets it (join.h,
+ * sample_every).  Fails unless they add up to the whole count, each block
+ * solved in exactly one phase. */
+static void check_sample_phases(const nq_job *job, uint64_t unit, uint32_t every, void *scratch,
+                                nq_u128 whole)
+{
+    nq_join_scratch *js = nq_mitm_scratch_join(scratch);
+    nq_u128 sum = 0;
+    for (uint32_t phase = 0; phase < every; phase++) {
+        js->sample_every = every;
+        js->sample_run = 4;
+        js->sample_at = 4 * phase;
+        nq_counts c;
+        job->ops->solve(job, unit, &c, scratch);
+        sum += c.total;
+        /* each phase's a share: no phase holds all or none of the pairs */
+        assert_true(c.total > 0 && c.total < whole);
+    }
+    js->sample_every = js->sample_run = js->sample_at = 0;
+    assert_true(sum == whole);
+}
+
 /* The progress hook: none below N = 24 (units too short to report on);
  * at N = 24, read from another thread while a long unit runs (unit 194,
  * the costliest of the first 4,096 by the cost hook, which takes 8 s to
@@ -633,15 +657,16 @@ static int watch_unit(progress_unit *pu)
  * batch and in several, it stays in
  * [0, 1], never goes back, is seen between 0 and 1 (within a few tries:
  * the reading thread may be kept off the CPU for a whole unit), and is 0
- * once the unit is done.  Solved in part, the unit stops past the share
- * asked and before its end, and the scratch it leaves solves the unit
- * whole again to the same count. */
+ * once the unit is done.  Solved by sample (one block in three or in
+ * ten, in runs), the unit's phases count each block once, the hook's sample
+ * counts about a third or a tenth of the unit (the blocks differ: within
+ * a fifth of it) and takes some CPU time in the blocks, and the scratch
+ * it leaves solves the unit whole again to the same count. */
 static void test_unit_progress(void **state)
 {
     (void)state;
     nq_job *small = nq_test_mitm_job(20, 1, NULL);
     assert_true(small->ops->progress(small, NULL) < 0);
-    assert_true(small->ops->solve_part(small, 0, 0.5, NULL) < 0);
     nq_job_free(&small);
     for (int way = 0; way < 2; way++) {
         nq_mitm_tuning t;
@@ -654,12 +679,21 @@ static void test_unit_progress(void **state)
         for (int tries = 0; tries < 10 && !inside; tries++)
             inside = watch_unit(&pu);
         assert_true(inside > 0);
-        const double reached = pu.job->ops->solve_part(pu.job, pu.unit, 0.5, pu.scratch);
-        assert_true(reached >= 0.5 && reached < 1);
-        assert_true(pu.job->ops->progress(pu.job, pu.scratch) == 0);
+        const nq_u128 whole = pu.counts.total;
+        check_sample_phases(pu.job, pu.unit, 3, pu.scratch, whole);
+        static const uint32_t every[] = {3, 10};
+        for (int e = 0; e < 2; e++) {
+            nq_counts sample;
+            const double seconds =
+                pu.job->ops->solve_sample(pu.job, pu.unit, every[e], &sample, pu.scratch);
+            assert_true(seconds > 0);
+            const double ratio = (double)(sample.total * every[e]) / (double)whole;
+            fprintf(stderr, "# one block in %u: %.3f of the count\n", every[e], ratio);
+            assert_true(ratio > 0.8 && ratio < 1.2);
+        }
         nq_counts again;
         pu.job->ops->solve(pu.job, pu.unit, &again, pu.scratch);
-        assert_true(again.total == pu.counts.total && again.total > 0);
+        assert_true(again.total == whole && whole > 0);
         free(pu.scratch);
         nq_job_free(&pu.job);
     }

@@ -154,14 +154,15 @@ int nq_solver_solve(nq_solver *s, uint64_t unit, nq_counts *out)
     return 0;
 }
 
-int nq_solver_solve_part(nq_solver *s, uint64_t unit, double share, double *reached)
+int nq_solver_solve_sample(nq_solver *s, uint64_t unit, uint32_t every, double *skipped)
 {
-    if (!s || !reached || unit >= s->job->units || !(share > 0 && share <= 1))
+    if (!s || !skipped || unit >= s->job->units || every == 0)
         return NQ_EINVAL_ARG;
-    if (!s->job->ops->solve_part)
+    if (!s->job->ops->solve_sample)
         return NQ_EUNSUPPORTED;
-    *reached = s->job->ops->solve_part(s->job, unit, share, s->scratch);
-    return *reached < 0 ? NQ_EUNSUPPORTED : 0;
+    nq_counts lost;
+    *skipped = (every - 1) * s->job->ops->solve_sample(s->job, unit, every, &lost, s->scratch);
+    return 0;
 }
 
 void nq_solver_free(nq_solver **s)

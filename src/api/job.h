@@ -19,12 +19,14 @@
 int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int split_depth,
                 uint64_t memory);
 
-/* Solves unit `unit` on the solver only until `share` of it (0 < share
- * <= 1) is done by the engine's measure of a unit's progress, for timing
- * units too long to time whole (nqueens-bench --project-part), and sets
- * *reached to the share reached (1 when the unit ended first).  Its counts
- * are lost.  Returns 0, NQ_EINVAL_ARG, or NQ_EUNSUPPORTED when the engine
- * cannot tell how far this job's units are. */
-int nq_solver_solve_part(nq_solver *s, uint64_t unit, double share, double *reached);
+/* Solves unit `unit` on the solver by sample, for timing units too long
+ * to time whole (nqueens-bench --project-part): the engine's joins solve
+ * one block in `every` (>= 1), evenly spread, the rest of the unit is
+ * solved whole, and *skipped gets the CPU seconds that the blocks passed
+ * over are expected to take: every - 1 times those of the blocks solved.
+ * The unit's time is then about the thread's CPU time for the call plus
+ * *skipped.  Its counts are lost.  Returns 0, NQ_EINVAL_ARG, or
+ * NQ_EUNSUPPORTED when the engine has no blocks to sample. */
+int nq_solver_solve_sample(nq_solver *s, uint64_t unit, uint32_t every, double *skipped);
 
 #endif /* NQ_API_JOB_H */

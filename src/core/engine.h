@@ -48,12 +48,14 @@ struct nq_engine_ops {
      * report on.  Lets the estimate extrapolate from units of minutes
      * before the first one ends.  NULL when the engine has none. */
     double (*progress)(const nq_job *job, const void *scratch);
-    /* Optional, beside progress: solves unit `unit` only until `share` of
-     * it (0 < share <= 1) is done by progress()'s measure, to time a part
-     * of a unit too long to time whole, and returns the share reached (at
-     * least `share`, or 1 when the unit ended first; negative, solving
-     * nothing, where progress() is).  The unit's counts are lost. */
-    double (*solve_part)(const nq_job *job, uint64_t unit, double share, void *scratch);
+    /* Optional: solves unit `unit` by sample, to time a unit too long to
+     * time whole: all its work but its joins' blocks, of which it solves
+     * one in `every` (>= 1; a systematic sample, its phase drawn from the
+     * unit), into *counts (so about 1/every of the unit's count), and
+     * returns the thread CPU seconds of the blocks it solved.  NULL when
+     * the engine has no blocks to sample. */
+    double (*solve_sample)(const nq_job *job, uint64_t unit, uint32_t every, nq_counts *counts,
+                           void *scratch);
 };
 
 struct nq_job {

@@ -82,6 +82,13 @@ double nq_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double nq_thread_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void nq_one_line(char *text)
 {
     for (unsigned char *p = (unsigned char *)text; *p; p++)

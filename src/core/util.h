@@ -39,6 +39,10 @@ char *nq_decimal(nq_u128 v, char *buf, size_t size);
 /* Seconds on a monotonic clock. */
 double nq_now(void);
 
+/* The calling thread's CPU time in seconds (other load on the machine
+ * barely moves it). */
+double nq_thread_seconds(void);
+
 /* Replaces every control character of text (newline, tab, escape...) with
  * '?', so that a message quoting what a user gave (a path, a variable's
  * value) stays one line and cannot drive a terminal. */

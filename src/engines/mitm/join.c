@@ -38,6 +38,7 @@
  */
 #include <string.h>
 
+#include "core/util.h"
 #include "engines/mitm/join.h"
 #include "engines/mitm/join_kernels.h"
 
@@ -334,6 +335,34 @@ static uint64_t block_naive(const uint64_t *b, size_t len, const uint64_t *q,
     return count;
 }
 
+/* Ends the run of sampled blocks that is being timed, if one is (join.h,
+ * sample_run), adding its time to js->sampled_seconds. */
+static void close_sample_run(nq_join_scratch *js)
+{
+    if (js->sample_open) {
+        js->sampled_seconds += nq_thread_seconds() - js->sample_since;
+        js->sample_open = 0;
+    }
+}
+
+/* The pairs of the sliced list's block b[0 .. len), whose keys are in
+ * *bk, with the queries of list a that may meet it (class weights w). */
+static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
+                           const block_keys *bk, const uint8_t w[NQ_JOIN_MAX_CLASSES], int bits,
+                           const nq_join_loops *loops, nq_join_scratch *js)
+{
+    size_t queries;
+    const size_t nruns = block_runs(a, bk, w, js, &queries);
+    if (queries == 0)
+        return 0;
+    if (queries * len <= NQ_JOIN_NAIVE_PAIRS)
+        return block_naive(b, len, a->sig, js, nruns);
+    /* The chunk width by this block's queries (chunk_bits). */
+    const int cbits = chunk_bits(bits, queries), nch = chunk_count(bits, cbits);
+    loops->build(js, b, len, nch, cbits);
+    return loops->queries(js, a->sig, js->runs, nruns, nch, cbits);
+}
+
 uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                               const uint8_t weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES],
                               int bits, enum nq_join_kernel kernel, nq_join_scratch *js)
@@ -383,10 +412,9 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
         size_t end;
         for (size_t first = bs[0]; first < bs[keys]; first = end) {
             end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
-            if (tracked &&
+            if (tracked)
                 nq_join_progress_to(js, (uint64_t)(js->progress_base +
-                                                   js->progress_span * work_done / work)))
-                return count;
+                                                   js->progress_span * work_done / work));
             while (bs[k0 + 1] <= first)
                 k0++;
             bk.count = 0;
@@ -404,19 +432,28 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
             for (int i = 0; i < bk.count && tracked; i++)
                 work_done += (double)(bk.hi[i] - bk.lo[i]) *
                              ((double)js->key_queries[bk.key[i]] + NQ_JOIN_TABLE_QUERIES);
-            size_t queries;
-            const size_t nruns = block_runs(a, &bk, w, js, &queries);
-            if (queries == 0)
-                continue;
-            if (queries * (end - first) <= NQ_JOIN_NAIVE_PAIRS) {
-                count += block_naive(b->sig + first, end - first, a->sig, js, nruns);
-                continue;
+            /* Solved by sample: the blocks come in the same order whatever
+             * the sample, so runs of them from a phase the caller draws
+             * are a systematic sample of the unit's blocks.  Runs, not
+             * single blocks: a block finds in cache some of the queries
+             * the one before it met, which a block after a gap does not
+             * (mitm.c, NQ_MITM_SAMPLE_RUN); and each run is timed as one,
+             * a clock read fewer a block. */
+            const uint32_t at = js->sample_at;
+            if (js->sample_every) {
+                js->sample_at = at + 1 == js->sample_run * js->sample_every ? 0 : at + 1;
+                if (at >= js->sample_run)
+                    continue;
+                if (!js->sample_open) {
+                    js->sample_open = 1;
+                    js->sample_since = nq_thread_seconds();
+                }
             }
-            /* The chunk width by this block's queries (chunk_bits). */
-            const int cbits = chunk_bits(bits, queries), nch = chunk_count(bits, cbits);
-            loops->build(js, b->sig + first, end - first, nch, cbits);
-            count += loops->queries(js, a->sig, js->runs, nruns, nch, cbits);
+            count += join_block(a, b->sig + first, end - first, &bk, w, bits, loops, js);
+            if (js->sample_every && at + 1 == js->sample_run)
+                close_sample_run(js);
         }
     }
+    close_sample_run(js); /* a run that goes on in the next join */
     return count;
 }

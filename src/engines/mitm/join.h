@@ -130,27 +130,26 @@ typedef struct nq_join_scratch {
      * proportion to their estimated work (their members, and the queries
      * that may meet each), after progress_prepared: the work of building
      * and sorting the join's lists, in the same units (a member against a
-     * query), which the span covers too.  When stop_at is not 0,
-     * the join returns (its count cut short) at the first block that
-     * starts at stop_at or later, with stopped set and the unit's
-     * progress then in stopped_at: a unit timed in part.  All 0 where no
-     * one tracks progress (a zeroed scratch: the engine's is). */
+     * query), which the span covers too.  All 0 where no one tracks
+     * progress (a zeroed scratch: the engine's is). */
     double progress_base, progress_span, progress_prepared;
     _Atomic uint64_t progress;
-    uint64_t stop_at, stopped_at;
-    int stopped;
+    /* A unit solved by sample (nqueens-bench --project-part): where
+     * sample_every > 1, sorted joins solve runs of sample_run blocks, one
+     * run in sample_every, the unit's blocks numbered on from sample_at
+     * (block i is solved when (sample_at + i) mod (sample_run *
+     * sample_every) < sample_run), and add the thread CPU seconds of the
+     * blocks they solve to sampled_seconds (a run is timed from
+     * sample_since while sample_open).  0 otherwise (a zeroed scratch). */
+    uint32_t sample_every, sample_run, sample_at;
+    int sample_open;
+    double sample_since, sampled_seconds;
 } nq_join_scratch;
 
-/* Publishes `at` as the unit's progress and stops the unit there when
- * that is as far as it was to go (stop_at above).  Returns js->stopped. */
-static inline int nq_join_progress_to(nq_join_scratch *js, uint64_t at)
+/* Publishes `at` as the unit's progress. */
+static inline void nq_join_progress_to(nq_join_scratch *js, uint64_t at)
 {
     atomic_store_explicit(&js->progress, at, memory_order_relaxed);
-    if (js->stop_at && at >= js->stop_at) {
-        js->stopped = 1;
-        js->stopped_at = at;
-    }
-    return js->stopped;
 }
 
 /* The inner loops the join can run.  Each is exact; they differ in speed. */

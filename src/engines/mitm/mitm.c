@@ -223,12 +223,12 @@ static void prepare(unit_join *u, size_t built, size_t sorted)
         u->prepared += NQ_MITM_BUILD_WORK * (double)built + NQ_MITM_SORT_WORK * (double)sorted;
 }
 
-/* After that join, unless it stopped inside: the unit's progress at the
- * rectangle's end (join.h, nq_join_progress_to). */
+/* After that join: the unit's progress at the rectangle's end (join.h,
+ * nq_join_progress_to). */
 static void joined(const unit_join *u)
 {
     nq_join_scratch *js = u->s->js;
-    if (u->p->progress && !js->stopped)
+    if (u->p->progress)
         nq_join_progress_to(js, (uint64_t)(js->progress_base + js->progress_span));
 }
 
@@ -332,7 +332,7 @@ static void flush_east(unit_join *u)
         if (!u->west_first_kept)
             nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
         double w0 = 0; /* the share of the west halves before this batch */
-        for (int kept = u->west_first_kept; (kept || !wi.done) && !s->js->stopped; kept = 0) {
+        for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
@@ -359,7 +359,7 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     half_iter ei;
     nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
     u->east_walk = &ei;
-    while (!ei.done && !u->s->js->stopped) {
+    while (!ei.done) {
         const size_t built =
             nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
         u->ne += built;
@@ -448,35 +448,48 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
         u.east_pairs = east_pairs(&u, &d);
     /* One configuration (a = 0: a_first = a_last = 0), or each a of the
      * unit, whose queen's diagonals every east half of it avoids. */
-    for (int a = d.a_first; a <= d.a_last && !s.js->stopped; a++) {
+    for (int a = d.a_first; a <= d.a_last; a++) {
         const uint64_t abits =
             a ? UINT64_C(1) << (h + a - 1) | UINT64_C(1) << (3 * h - a - 2) : 0;
         add_east(&u, east_columns(hm, a), abits, abits);
     }
-    if (u.ne && !s.js->stopped)
+    if (u.ne)
         flush_east(&u);
     out->total = (nq_u128)u.pairs * d.weight;
     if (p->progress) /* between units, as the hook promises */
         atomic_store_explicit(&s.js->progress, 0, memory_order_relaxed);
 }
 
-/* A unit solved until `share` of it is joined (core/engine.h): the joins
- * stop at the first block past it (join.h). */
-static double mitm_solve_part(const nq_job *job, uint64_t unit, double share, void *scratch)
+/* Blocks a run of a unit solved by sample (join.h, sample_run): a block
+ * after a gap meets out of cache queries that a block after its
+ * neighbour finds in it.  One block in ten put two units of N = 28 at
+ * 1.08 and 1.14 of their time whole; runs of 16 at 0.98 to 1.06, within
+ * the VM's noise (docs/performance.md, "The records"). */
+#define NQ_MITM_SAMPLE_RUN 16
+
+/* A unit solved by sample (core/engine.h): its sorted joins solve runs of
+ * NQ_MITM_SAMPLE_RUN blocks, one in `every` (join.h, sample_every), from a
+ * phase drawn from the unit's index (Fibonacci hashing), so that a
+ * projection's units sample the phases evenly: a systematic sample with
+ * a random phase weighs each block alike, whatever the blocks cost. */
+static double mitm_solve_sample(const nq_job *job, uint64_t unit, uint32_t every,
+                                nq_counts *counts, void *scratch)
 {
     const mitm_plan *p = job->plan;
-    if (!p->progress)
-        return -1;
+    if (p->tiny) {
+        mitm_solve(job, unit, counts, scratch);
+        return 0;
+    }
     nq_join_scratch *js = nq_mitm_scratch_join(scratch);
-    const double at = share * 0x1p32;
-    js->stop_at = at >= 0x1p32 ? 0 : at >= 1 ? (uint64_t)at : 1;
-    js->stopped = 0;
-    nq_counts lost;
-    mitm_solve(job, unit, &lost, scratch);
-    const double reached = js->stopped ? (double)js->stopped_at * 0x1p-32 : 1;
-    js->stop_at = 0;
-    js->stopped = 0;
-    return reached;
+    js->sample_run = NQ_MITM_SAMPLE_RUN;
+    js->sample_every = every;
+    js->sample_at =
+        (uint32_t)(((unit * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % (js->sample_run * every));
+    js->sample_open = 0;
+    js->sampled_seconds = 0;
+    mitm_solve(job, unit, counts, scratch);
+    js->sample_every = js->sample_run = js->sample_at = 0;
+    return js->sampled_seconds;
 }
 
 /* The share of the thread's unit joined (see unit_join), on the boards
@@ -501,5 +514,5 @@ const struct nq_engine_ops nq_engine_mitm = {
     .release = nq_mitm_release,
     .estimate = nq_mitm_estimate,
     .progress = mitm_progress,
-    .solve_part = mitm_solve_part,
+    .solve_sample = mitm_solve_sample,
 };
