@@ -50,8 +50,8 @@ struct nq_engine_ops {
     double (*progress)(const nq_job *job, const void *scratch);
     /* Optional: solves unit `unit` by sample, to time a unit too long to
      * time whole: all its work but its joins' blocks, of which it solves
-     * one in `every` (>= 1; a systematic sample, its phase drawn from the
-     * unit), into *counts (so about 1/every of the unit's count), and
+     * one run in `every` (>= 1; a systematic sample, its phase drawn from
+     * the unit), into *counts (so about 1/every of the unit's count), and
      * returns the thread CPU seconds of the blocks it solved.  NULL when
      * the engine has no blocks to sample. */
     double (*solve_sample)(const nq_job *job, uint64_t unit, uint32_t every, nq_counts *counts,

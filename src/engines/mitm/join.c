@@ -438,7 +438,7 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
              * single blocks: a block finds in cache some of the queries
              * the one before it met, which a block after a gap does not
              * (mitm.c, NQ_MITM_SAMPLE_RUN); and each run is timed as one,
-             * a clock read fewer a block. */
+             * so the clock (a system call) is read twice a run. */
             const uint32_t at = js->sample_at;
             if (js->sample_every) {
                 js->sample_at = at + 1 == js->sample_run * js->sample_every ? 0 : at + 1;
@@ -454,6 +454,6 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                 close_sample_run(js);
         }
     }
-    close_sample_run(js); /* a run that goes on in the next join */
+    close_sample_run(js); /* a run goes on in the next join, not the sorts before it */
     return count;
 }

@@ -135,9 +135,9 @@ typedef struct nq_join_scratch {
     double progress_base, progress_span, progress_prepared;
     _Atomic uint64_t progress;
     /* A unit solved by sample (nqueens-bench --project-part): where
-     * sample_every > 1, sorted joins solve runs of sample_run blocks, one
-     * run in sample_every, the unit's blocks numbered on from sample_at
-     * (block i is solved when (sample_at + i) mod (sample_run *
+     * sample_every is not 0, sorted joins solve runs of sample_run
+     * blocks, one run in sample_every, the unit's blocks numbered on from
+     * sample_at (block i is solved when (sample_at + i) mod (sample_run *
      * sample_every) < sample_run), and add the thread CPU seconds of the
      * blocks they solve to sampled_seconds (a run is timed from
      * sample_since while sample_open).  0 otherwise (a zeroed scratch). */
