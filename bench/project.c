@@ -53,13 +53,6 @@
 /* At most this many times S runs, however wide the error stays. */
 #define PROJECT_GROWTH 16
 
-static double thread_cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The base-2 radical inverse of i: its bits mirrored about the point. */
 static double radical_inverse(uint64_t i)
 {
@@ -142,10 +135,10 @@ static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, uint32
     r->warm = 1;
     if (ret == 0 && warm_up && first > 0)
         ret = solve(r, first - 1, every, &untimed);
-    const double t0 = thread_cpu_now();
+    const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     for (uint64_t u = first; ret == 0 && u < first + len; u++)
         ret = solve(r, u, every, &skipped);
-    *seconds = (thread_cpu_now() - t0 + skipped) / (double)len;
+    *seconds = (bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0 + skipped) / (double)len;
     return ret;
 }
 
