@@ -286,6 +286,100 @@ static void test_join_sorted(void **state)
     free(js);
 }
 
+/* Two lists of random 24-bit signatures to join sorted by a key of their
+ * lowest bits, with a zeroed join scratch (on the heap: a sorted list's
+ * bucket starts are hundreds of KiB). */
+typedef struct keyed_lists {
+    nq_join_scratch *js;
+    uint64_t *a, *b, *sa, *sb;
+    uint16_t *tag;
+    size_t na, nb;
+    nq_join_order o;
+    nq_join_list la, lb;
+} keyed_lists;
+
+#define KEYED_BITS 24
+
+/* Allocates k's lists and fills a and b with random signatures (each bit
+ * set with chance 1 / 2^density, see random_sigs). */
+static keyed_lists *keyed_lists_new(size_t na, size_t nb, int density, uint64_t seed)
+{
+    keyed_lists *k = calloc(1, sizeof *k);
+    assert_non_null(k);
+    k->na = na;
+    k->nb = nb;
+    k->js = aligned_alloc(64, sizeof *k->js);
+    k->a = malloc(na * sizeof *k->a);
+    k->b = malloc(nb * sizeof *k->b);
+    k->sa = malloc(na * sizeof *k->sa);
+    k->sb = malloc(nb * sizeof *k->sb);
+    k->tag = malloc((na > nb ? na : nb) * sizeof *k->tag);
+    assert_true(k->js && k->a && k->b && k->sa && k->sb && k->tag);
+    memset(k->js, 0, sizeof *k->js);
+    random_sigs(k->a, na, KEYED_BITS, density, &seed);
+    random_sigs(k->b, nb, KEYED_BITS, density, &seed);
+    return k;
+}
+
+/* Sorts both lists by a key of their key_bits lowest bits. */
+static void keyed_lists_sort(keyed_lists *k, int key_bits)
+{
+    uint32_t count[NQ_JOIN_MAX_BITS] = {0};
+    for (int j = 0; j < key_bits; j++)
+        count[j] = 1; /* the lowest bits alone are shared: the key */
+    nq_join_pick_key(count, count, KEYED_BITS, key_bits, &k->o);
+    assert_true(k->o.key_mask == (UINT64_C(1) << key_bits) - 1 && k->o.class_mask == 0);
+    nq_join_sort(k->a, k->na, &k->o, k->tag, k->js, k->sa, &k->la);
+    nq_join_sort(k->b, k->nb, &k->o, k->tag, k->js, k->sb, &k->lb);
+}
+
+/* The sorted lists' join, one class, by the scalar kernel. */
+static uint64_t keyed_lists_join(keyed_lists *k)
+{
+    static const uint8_t plain[3][3] = {{1}};
+    return nq_join_sorted_count(&k->la, &k->lb, plain,
+                                KEYED_BITS - __builtin_popcountll(k->o.key_mask),
+                                NQ_JOIN_KERNEL_SCALAR, k->js);
+}
+
+static void keyed_lists_free(keyed_lists *k)
+{
+    free(k->js);
+    free(k->a);
+    free(k->b);
+    free(k->sa);
+    free(k->sb);
+    free(k->tag);
+    free(k);
+}
+
+/* The join's progress follows its work, not its members.  The sliced
+ * list's members without the key bit (key 0, first in the sorted order)
+ * may meet every query, those with it only the twentieth of the queries
+ * without it, so the first half of the members holds most of the work.
+ * Progress is published as each block starts, so after the join it
+ * stands at the last block's start: a key-1 block of 512 members, about
+ * 3.5% of the work (each member weighs its queries and 512 for its
+ * block's tables), 12.5% of the members.  The count is the join's. */
+static void test_join_progress(void **state)
+{
+    (void)state;
+    const size_t na_clear = 200, nb_clear = 2048;
+    keyed_lists *k = keyed_lists_new(3900, 4096, 3, 4242);
+    for (size_t i = 0; i < k->na; i++)
+        k->a[i] = i < na_clear ? k->a[i] & ~UINT64_C(1) : k->a[i] | 1;
+    for (size_t i = 0; i < k->nb; i++)
+        k->b[i] = i < nb_clear ? k->b[i] & ~UINT64_C(1) : k->b[i] | 1;
+    keyed_lists_sort(k, 1);
+    const double span = 0x1p32;
+    k->js->progress_span = span;
+    const uint64_t got = keyed_lists_join(k);
+    const double last = (double)atomic_load(&k->js->progress) / span;
+    assert_true(last > 0.95 && last < 0.98);
+    assert_true(got == pairs_naive(k->a, k->na, k->b, k->nb));
+    keyed_lists_free(k);
+}
+
 /* A join solved by sample (join.h, sample_every): runs of two blocks, one
  * in three, from each of the three phases that start a run in turn, over
  * lists of about five blocks a key with keys of three bits.  The three
@@ -295,48 +389,23 @@ static void test_join_sorted(void **state)
 static void test_join_sample(void **state)
 {
     (void)state;
-    const size_t na = 8000, nb = 20000;
-    const int bits = 24;
-    static const uint8_t plain[3][3] = {{1}};
-    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
-    uint64_t *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
-    uint64_t *sa = malloc(na * sizeof *a), *sb = malloc(nb * sizeof *b);
-    uint16_t *tag = malloc(nb * sizeof *tag);
-    static nq_join_order o;
-    static nq_join_list la, lb;
-    assert_non_null(js);
-    assert_true(a && b && sa && sb && tag);
-    memset(js, 0, sizeof *js);
-    uint64_t x = 4243;
-    random_sigs(a, na, bits, 4, &x);
-    random_sigs(b, nb, bits, 4, &x);
-    uint32_t count[NQ_JOIN_MAX_BITS] = {1, 1, 1}; /* bits 0 to 2 shared: the key */
-    nq_join_pick_key(count, count, bits, 3, &o);
-    assert_true(o.key_mask == 7 && o.class_mask == 0);
-    nq_join_sort(a, na, &o, tag, js, sa, &la);
-    nq_join_sort(b, nb, &o, tag, js, sb, &lb);
-    const uint64_t whole =
-        nq_join_sorted_count(&la, &lb, plain, bits - 3, NQ_JOIN_KERNEL_SCALAR, js);
-    assert_true(whole == pairs_naive(a, na, b, nb));
+    keyed_lists *k = keyed_lists_new(8000, 20000, 4, 4243);
+    keyed_lists_sort(k, 3);
+    const uint64_t whole = keyed_lists_join(k);
+    assert_true(whole == pairs_naive(k->a, k->na, k->b, k->nb));
     uint64_t sum = 0;
     for (uint32_t phase = 0; phase < 3; phase++) {
-        js->sample_every = 3;
-        js->sample_run = 2;
-        js->sample_at = 2 * phase;
-        js->sampled_seconds = 0;
-        const uint64_t got =
-            nq_join_sorted_count(&la, &lb, plain, bits - 3, NQ_JOIN_KERNEL_SCALAR, js);
+        k->js->sample_every = 3;
+        k->js->sample_run = 2;
+        k->js->sample_at = 2 * phase;
+        k->js->sampled_seconds = 0;
+        const uint64_t got = keyed_lists_join(k);
         assert_true(got > 0 && got < whole);
-        assert_true(js->sampled_seconds > 0);
+        assert_true(k->js->sampled_seconds > 0);
         sum += got;
     }
     assert_true(sum == whole);
-    free(a);
-    free(b);
-    free(sa);
-    free(sb);
-    free(tag);
-    free(js);
+    keyed_lists_free(k);
 }
 
 /* Lists long enough for the sort to prefetch each member's slot (join_sort.c,
@@ -486,6 +555,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join_kernel),
         cmocka_unit_test(test_join_sorted),
+        cmocka_unit_test(test_join_progress),
         cmocka_unit_test(test_join_sample),
         cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
