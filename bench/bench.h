@@ -235,8 +235,8 @@ int bench_audit(const nq_settings *s, int units);
  * standard error is within 10%: at most 16 times `samples` of them when
  * limit is 0, else for as long as the next doubling is expected to end
  * within `limit` seconds of the start.  With part > 0, each unit is timed
- * by sample: its joins solve one block in the whole number nearest 1 /
- * part, and the time of those blocks is scaled up.  Returns 0 or a
+ * by sample: its joins solve one run of blocks in the whole number
+ * nearest 1 / part, and the time of those blocks is scaled up.  Returns 0 or a
  * negative NQ_E* code (NQ_EUNSUPPORTED when part is asked of an engine
  * without joins). */
 int bench_project(const nq_settings *s, int samples, double limit, double part);

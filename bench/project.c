@@ -102,7 +102,7 @@ typedef struct runner {
 } runner;
 
 /* Solves unit u on runner r whole, or, with every > 1, by sample (its
- * joins' blocks one in `every`), adding to *skipped the CPU seconds that
+ * joins' blocks, one run in `every`), adding to *skipped the CPU seconds that
  * the blocks it passed over are expected to take.  Returns 0 or a negative
  * NQ_E* code. */
 static int solve(runner *r, uint64_t u, uint32_t every, double *skipped)
@@ -121,8 +121,8 @@ static int solve(runner *r, uint64_t u, uint32_t every, double *skipped)
  * first run is solved once untimed before, so that the scratch's first
  * touch, which a count pays once per thread, is not charged to one run.
  * With every > 1 (units of minutes), each unit, the untimed ones too, is
- * solved by sample: all its work but its joins' blocks, of which one in
- * `every` (evenly spread, from a phase drawn from the unit), and its time
+ * solved by sample: all its work but its joins' blocks, of which one run
+ * in `every` (evenly spread, from a phase drawn from the unit), and its time
  * is the thread's CPU time plus every - 1 times that of the blocks solved.
  * Returns 0 or a negative NQ_E* code. */
 static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, uint32_t every,

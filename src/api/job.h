@@ -24,9 +24,8 @@ int nq_plan_job(nq_job **out, int n, enum nq_engine engine, int threads, int spl
  * one run of blocks in `every` (>= 1), evenly spread, the rest of the
  * unit is solved whole, and *skipped gets the CPU seconds that the blocks
  * passed over are expected to take: every - 1 times those of the blocks
- * solved.
- * The unit's time is then about the thread's CPU time for the call plus
- * *skipped.  Its counts are lost.  Returns 0, NQ_EINVAL_ARG, or
+ * solved.  The unit's time is then about the thread's CPU time for the
+ * call plus *skipped.  Its counts are lost.  Returns 0, NQ_EINVAL_ARG, or
  * NQ_EUNSUPPORTED when the engine has no blocks to sample. */
 int nq_solver_solve_sample(nq_solver *s, uint64_t unit, uint32_t every, double *skipped);
 
