@@ -177,8 +177,9 @@ int bench_same_setup(const bench_case *a, const bench_case *b);
 void bench_warning_list(unsigned w, char *buf, size_t size);
 
 /* CPU seconds on `clock`: CLOCK_PROCESS_CPUTIME_ID for a whole count (all
- * its threads), CLOCK_THREAD_CPUTIME_ID for one unit on the calling thread
- * (its cost without the time the thread spent preempted). */
+ * its threads).  One unit on the calling thread is timed by the library's
+ * nq_thread_seconds (core/util.h), the clock the join's sample reads, so a
+ * unit solved by sample is timed by one clock throughout. */
 double bench_cpu_seconds(clockid_t clock);
 
 /* qsort() order for doubles, ascending. */

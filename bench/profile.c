@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -26,6 +25,7 @@
 
 #include "api/plan.h"
 #include "bench.h"
+#include "core/util.h"
 #include "run/model.h"
 
 #define PROFILE_MAX_P 1024
@@ -147,9 +147,9 @@ static int time_units(nq_job *job, int cores, double *seconds, nq_u128 *total, d
             nq_counts c;
             int r = made;
             if (r == 0) {
-                const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+                const double t0 = nq_thread_seconds();
                 r = nq_solver_solve(solver, u, &c);
-                seconds[u] = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+                seconds[u] = nq_thread_seconds() - t0;
             }
 #ifdef _OPENMP
 #pragma omp critical(profile_sum)

@@ -35,7 +35,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -43,6 +42,7 @@
 
 #include "api/job.h"
 #include "bench.h"
+#include "core/util.h"
 
 #define PROJECT_RUN 8
 /* Units of a mitm job whose neighbours share no half of E stand alone
@@ -135,10 +135,10 @@ static int time_run(runner *r, uint64_t first, uint64_t len, int warm_up, uint32
     r->warm = 1;
     if (ret == 0 && warm_up && first > 0)
         ret = solve(r, first - 1, every, &untimed);
-    const double t0 = bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    const double t0 = nq_thread_seconds();
     for (uint64_t u = first; ret == 0 && u < first + len; u++)
         ret = solve(r, u, every, &skipped);
-    *seconds = (bench_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0 + skipped) / (double)len;
+    *seconds = (nq_thread_seconds() - t0 + skipped) / (double)len;
     return ret;
 }
 
@@ -199,16 +199,9 @@ static void stratified_mean(const double *seconds, uint64_t t, int strata, doubl
     free(at);
 }
 
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int bench_project(const nq_settings *s, int samples, double limit, double part)
 {
-    const double start = wall_now();
+    const double start = nq_now();
     /* A share of each unit: one join block in the nearest whole number. */
     const uint32_t every = part > 0 ? (uint32_t)lround(1 / part) : 1;
     nq_settings one = *s;
@@ -244,7 +237,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
             break;
         }
         seconds = more;
-        const double round_start = wall_now();
+        const double round_start = nq_now();
         ret = time_runs(runners, units, len, warm_up, every, strata, t, next, threads, seconds);
         t = next;
         stratified_mean(seconds, t, strata, &mean, &se);
@@ -256,7 +249,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
         }
         /* The next round times t runs more, as many as all rounds so far
          * (the last alone took about half of that). */
-        const double now = wall_now();
+        const double now = nq_now();
         if (limit > 0 && now + 2 * (now - round_start) > start + limit) {
             why = "at the time limit";
             break;
@@ -279,7 +272,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
            nq_engine_name(s->engine), s->n, units, t, len,
            warm_up ? ", each after the unit before" : "", parts, mean, se,
            mean * (double)units / 3600, se * (double)units / 3600,
-           mean > 0 ? 100 * se / mean : 0.0, why, wall_now() - start);
+           mean > 0 ? 100 * se / mean : 0.0, why, nq_now() - start);
     fflush(stdout);
     return 0;
 }

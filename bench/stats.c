@@ -1,7 +1,7 @@
 /*
- * stats.c - the clocks, the median, mean and standard deviation every timing
- * in the bench goes through, so the sweep and the profile measure and
- * summarize alike.
+ * stats.c - the process CPU clock, the median, mean and standard deviation
+ * every timing in the bench goes through, so the sweep and the profile
+ * measure and summarize alike.
  */
 #include <math.h>
 #include <stdlib.h>
