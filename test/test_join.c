@@ -194,7 +194,8 @@ static nq_join_sort_fn *const level_sorts[NQ_KERNEL_LEVELS] = {
 
 /* Sorts src with `sort` (one kernel level's copy) and checks that the
  * list holds the cut members (by checksum), each bucket after the one
- * before and as large as the members of its class and key. */
+ * before and as large as the members of its class and key, and marked
+ * filled exactly when it holds any. */
 static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
                            const nq_join_order *o, nq_join_scratch *js, uint64_t *dst,
                            nq_join_list *l)
@@ -212,8 +213,10 @@ static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
     assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
     assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
-    for (size_t c = 0; c < buckets; c++)
+    for (size_t c = 0; c < buckets; c++) {
         assert_true(l->start[c] + size[c] == l->start[c + 1]);
+        assert_int_equal(l->filled[c / 64] >> (c % 64) & 1, size[c] > 0);
+    }
 }
 
 /* The sorted join equals the weighted double loop, with and without

@@ -206,10 +206,18 @@ static uint16_t meets_half(const block_keys *bk, uint64_t meets)
  * Which block keys a query key q may meet (bit i: q misses every bit of
  * the block's key i; the stored signatures lack the key bits, so this is
  * the only place they are compared) is the AND, over q's bits j, of the
- * keys lacking bit j: so js->meets[q] is js->meets[q without its lowest
- * bit] ANDed with one mask, and the submasks come in increasing order, so
- * that one is always set before q (the first pass sets them all; a test
- * of every key per q took most of this function's time). */
+ * keys lacking bit j: that of q without its lowest bit ANDed with one
+ * mask.  The submasks come in increasing order, in which q without its
+ * lowest bit is the last q seen whose lowest bit is that one's, so one
+ * entry per bit position (meets_at) holds what the walk needs.  A q that
+ * meets no block key stands for the submasks right after it, those that
+ * add bits below its lowest (more bits meet no more keys), and the walk
+ * skips them; of the rest it reads the bucket starts of the filled
+ * buckets alone (a->filled).  With sixteen key bits the starts are
+ * 768 KiB, past the L2 cache, half the keys walked met no block key and
+ * most buckets of those that did were empty: loading their starts was
+ * most of this function's time, a fifth of N = 28's (docs/performance.md,
+ * "Figures the code's choices rest on"). */
 static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint8_t *weight,
                          nq_join_scratch *js, size_t *queries)
 {
@@ -226,38 +234,44 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
             lack[__builtin_ctz(m)] &= ~(UINT64_C(1) << i);
     }
     const uint32_t free_bits = (keys - 1) & ~common;
-    uint64_t *meets_of = js->meets;
-    meets_of[0] = all;
-    int have_meets = 0;
     size_t nruns = 0, nmasks = 0, total = 0;
     uint64_t masked = 0; /* the member set js->masks[nmasks - 1] holds */
     for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
         if (!weight[ca])
             continue;
         const uint32_t *as = a->start + ((size_t)ca << kb);
-        uint64_t prev = 0;
+        const uint32_t base = (uint32_t)ca << kb; /* the class's first bucket */
+        uint64_t prev = 0; /* the block keys the class's last run meets */
+        /* meets_at[j]: what the last q seen whose lowest bit is j meets */
+        uint64_t meets_at[NQ_JOIN_KEY_BITS_MAX];
         /* Submasks of free_bits in increasing order: setting the bits
          * outside it lets the +1 carry straight to the next one. */
-        for (uint32_t q = 0;; q = ((q | ~free_bits) + 1) & free_bits) {
-            if (!have_meets && q)
-                meets_of[q] = meets_of[q & (q - 1)] & lack[__builtin_ctz(q)];
-            if (as[q + 1] > as[q]) {
-                const uint64_t meets = meets_of[q];
-                if (meets) {
-                    total += as[q + 1] - as[q];
-                    if (nruns && meets == prev && js->runs[nruns - 1].end == as[q])
-                        js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
-                    else
-                        js->runs[nruns++] = (nq_join_run){
-                            as[q], as[q + 1], weight[ca], meets_half(bk, meets),
-                            run_mask(js, bk, meets, all, &nmasks, &masked)};
-                }
+        for (uint32_t q = 0;;) {
+            uint64_t meets = all;
+            uint32_t last = q; /* the last submask this q stands for */
+            if (q) {
+                const uint32_t rest = q & (q - 1); /* q without its lowest bit */
+                const int low = __builtin_ctz(q);
+                meets = (rest ? meets_at[__builtin_ctz(rest)] : all) & lack[low];
+                meets_at[low] = meets;
+                if (!meets) /* q with any free bits below its lowest */
+                    last = q | (free_bits & ((UINT32_C(1) << low) - 1));
+            }
+            const uint32_t bucket = base + q;
+            if (meets && (a->filled[bucket / 64] >> (bucket % 64) & 1)) {
+                total += as[q + 1] - as[q];
+                if (nruns && meets == prev && js->runs[nruns - 1].end == as[q])
+                    js->runs[nruns - 1].end = as[q + 1]; /* the run before goes on */
+                else
+                    js->runs[nruns++] =
+                        (nq_join_run){as[q], as[q + 1], weight[ca], meets_half(bk, meets),
+                                      run_mask(js, bk, meets, all, &nmasks, &masked)};
                 prev = meets;
             }
-            if (q == free_bits)
+            if (last == free_bits)
                 break;
+            q = ((last | ~free_bits) + 1) & free_bits;
         }
-        have_meets = 1;
     }
     *queries = total;
     return nruns;

@@ -114,9 +114,6 @@ typedef struct nq_join_scratch {
      * most one of each per query bucket. */
     uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
-    /* meets[q]: the block's keys that query key q may meet (join.c,
-     * block_runs), set for the keys the block's runs are looked for in. */
-    uint64_t meets[NQ_JOIN_KEYS_MAX];
     /* key_queries[k]: the queries that may meet a member with key k, for
      * the progress of a join that tracks it (join.c, key_queries). */
     uint64_t key_queries[NQ_JOIN_KEYS_MAX];
@@ -196,6 +193,10 @@ typedef struct nq_join_list {
     size_t len;
     int key_bits;
     uint32_t start[NQ_JOIN_BUCKETS_MAX + 1];
+    /* Bit b: bucket b holds members.  A join looks for a block's runs
+     * in buckets spread over start's 768 KiB (sixteen key bits), most of
+     * them empty; these 24 KiB say which to look at (join.c). */
+    uint64_t filled[NQ_JOIN_BUCKETS_MAX / 64];
 } nq_join_list;
 
 /* Adds to count[j], for each bit j < bits, how many of a sample of v[0 .. n)

@@ -396,6 +396,10 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
             }
     }
     out->start[NQ_JOIN_MAX_CLASSES * keys] = sum;
+    const uint32_t buckets = NQ_JOIN_MAX_CLASSES * keys;
+    memset(out->filled, 0, (buckets + 63) / 64 * sizeof out->filled[0]);
+    for (uint32_t b = 0; b < buckets; b++)
+        out->filled[b / 64] |= (uint64_t)(out->start[b + 1] > out->start[b]) << (b % 64);
     out->sig = dst;
     out->len = n;
     out->key_bits = kb;
