@@ -239,8 +239,8 @@ static size_t block_runs(const nq_join_list *a, const block_keys *bk, const uint
     for (int ca = 0; ca < NQ_JOIN_MAX_CLASSES; ca++) {
         if (!weight[ca])
             continue;
-        const uint32_t *as = a->start + ((size_t)ca << kb);
         const uint32_t base = (uint32_t)ca << kb; /* the class's first bucket */
+        const uint32_t *as = a->start + base;
         uint64_t prev = 0; /* the block keys the class's last run meets */
         /* meets_at[j]: what the last q seen whose lowest bit is j meets */
         uint64_t meets_at[NQ_JOIN_KEY_BITS_MAX];

@@ -383,8 +383,10 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     }
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
+    const uint32_t buckets = NQ_JOIN_MAX_CLASSES * keys;
+    memset(out->filled, 0, (buckets + 63) / 64 * sizeof out->filled[0]);
     uint32_t sum = 0;
-    for (uint32_t b = 0; b < NQ_JOIN_MAX_CLASSES * keys; b++) {
+    for (uint32_t b = 0; b < buckets; b++) {
         const uint32_t c = b >> kb, k = b & (keys - 1);
         const uint32_t tags[2] = {k | (c == 2 ? 3 : c) << kb, k | 2 << kb};
         out->start[b] = sum;
@@ -394,12 +396,9 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
                 count[p][tags[i]] = sum;
                 sum += size;
             }
+        out->filled[b / 64] |= (uint64_t)(sum > out->start[b]) << (b % 64);
     }
-    out->start[NQ_JOIN_MAX_CLASSES * keys] = sum;
-    const uint32_t buckets = NQ_JOIN_MAX_CLASSES * keys;
-    memset(out->filled, 0, (buckets + 63) / 64 * sizeof out->filled[0]);
-    for (uint32_t b = 0; b < buckets; b++)
-        out->filled[b / 64] |= (uint64_t)(out->start[b + 1] > out->start[b]) << (b % 64);
+    out->start[buckets] = sum;
     out->sig = dst;
     out->len = n;
     out->key_bits = kb;
