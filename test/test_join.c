@@ -192,13 +192,14 @@ static uint32_t key_under(uint64_t x, const nq_join_order *o)
 static nq_join_sort_fn *const level_sorts[NQ_KERNEL_LEVELS] = {
     nq_join_sort_portable, nq_join_sort_avx2, nq_join_sort_avx512, nq_join_sort_avx512icl};
 
-/* Sorts src with `sort` (one kernel level's copy) and checks that the
- * list holds the cut members (by checksum), each bucket after the one
- * before and as large as the members of its class and key, and marked
- * filled exactly when it holds any. */
+/* Sorts a copy of src with `sort` (one kernel level's copy) in `work`
+ * and dst, and checks that the list, in whichever of them the sort says,
+ * holds the cut members (by checksum), each bucket after the one before
+ * and as large as the members of its class and key, and marked filled
+ * exactly when it holds any. */
 static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
-                           const nq_join_order *o, nq_join_scratch *js, uint64_t *dst,
-                           nq_join_list *l)
+                           const nq_join_order *o, nq_join_scratch *js, uint64_t *work,
+                           uint64_t *dst, nq_join_list *l)
 {
     const uint64_t want = cut_sum(src, n, o);
     const size_t buckets = (size_t)NQ_JOIN_MAX_CLASSES << o->key_bits;
@@ -208,8 +209,11 @@ static void sort_and_check(nq_join_sort_fn *sort, const uint64_t *src, size_t n,
         size[(size_t)class_of(src[i], o) << o->key_bits | key_under(src[i], o)]++;
     uint16_t *tag = malloc((n + 1) * sizeof *tag);
     assert_non_null(tag);
-    sort(src, n, o, tag, js, dst, l);
+    if (n)
+        memcpy(work, src, n * sizeof *src);
+    sort(work, n, o, tag, js, dst, l);
     free(tag);
+    assert_true(l->sig == work || l->sig == dst);
     assert_true(l->len == n && l->start[0] == 0 && l->start[buckets] == n);
     assert_int_equal(l->key_bits, o->key_bits);
     assert_true(order_free_sum(l->sig, n) == want);
@@ -234,10 +238,11 @@ static void test_join_sorted(void **state)
         memset(js, 0, sizeof *js);
     uint64_t *a = malloc(2100 * sizeof *a), *b = malloc(2100 * sizeof *b);
     uint64_t *sa = malloc(2100 * sizeof *a), *sb = malloc(2100 * sizeof *b);
+    uint64_t *wa = malloc(2100 * sizeof *a), *wb = malloc(2100 * sizeof *b);
     static nq_join_order o;
     static nq_join_list la, lb;
     assert_non_null(js);
-    assert_true(a && b && sa && sb);
+    assert_true(a && b && sa && sb && wa && wb);
     uint64_t x = 777;
     for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
         const enum nq_join_kernel kernel = (enum nq_join_kernel)k;
@@ -269,8 +274,8 @@ static void test_join_sorted(void **state)
                     for (int level = 0; level < NQ_KERNEL_LEVELS; level++) {
                         if (!nq_kernel_supported((enum nq_kernel_level)level))
                             continue;
-                        sort_and_check(level_sorts[level], a, na, &o, js, sa, &la);
-                        sort_and_check(level_sorts[level], b, nb, &o, js, sb, &lb);
+                        sort_and_check(level_sorts[level], a, na, &o, js, wa, sa, &la);
+                        sort_and_check(level_sorts[level], b, nb, &o, js, wb, sb, &lb);
                         const uint64_t got =
                             nq_join_sorted_count(&la, &lb, w, stored, kernel, js);
                         if (got != want)
@@ -286,6 +291,8 @@ static void test_join_sorted(void **state)
     free(b);
     free(sa);
     free(sb);
+    free(wa);
+    free(wb);
     free(js);
 }
 
@@ -412,35 +419,54 @@ static void test_join_sample(void **state)
 }
 
 /* Lists long enough for the sort to prefetch each member's slot (join_sort.c,
- * SCATTER_PREFETCH_MIN, 2^18 members), sorted by each kernel level's copy,
- * with keys of 6 and NQ_JOIN_KEY_BITS_MAX bits and classes: every member
- * in its bucket, in the parts' prefetching loop and in its tail alike. */
+ * SCATTER_PREFETCH_MIN, 2^18 members), and for keys of more than fourteen
+ * bits to be sorted in two passes (TWO_PASS_MIN, 2^21), sorted by
+ * each kernel level's copy, with classes: every member in its bucket, in
+ * the parts' loops and in their tail alike, and the long list in two
+ * passes (back where it was) exactly when its cut members leave the
+ * bucket's bits free: not for members of 64 bits without class bits. */
 static void test_sort_long(void **state)
 {
     (void)state;
-    const size_t n = ((size_t)1 << 18) + 37;
-    const int bits = 40;
+    static const struct {
+        size_t n;
+        int bits, key_bits, classes, two_passes;
+    } cases[] = {
+        {((size_t)1 << 18) + 37, 40, 6, 1, 0},
+        {((size_t)1 << 18) + 37, 40, NQ_JOIN_KEY_BITS_MAX, 1, 0},
+        {((size_t)1 << 21) + 37, 40, 14, 1, 0},
+        {((size_t)1 << 21) + 37, 40, NQ_JOIN_KEY_BITS_MAX, 1, 1},
+        {((size_t)1 << 21) + 37, 40, NQ_JOIN_KEY_BITS_MAX, 0, 1},
+        /* cut to 48 bits: no room for the bucket's 18 */
+        {((size_t)1 << 21) + 37, 64, NQ_JOIN_KEY_BITS_MAX, 0, 0},
+    };
+    const size_t most = ((size_t)1 << 21) + 37;
     nq_join_scratch *js = aligned_alloc(64, sizeof *js);
-    uint64_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    uint64_t *src = malloc(most * sizeof *src), *work = malloc(most * sizeof *work),
+             *dst = malloc(most * sizeof *dst);
     static nq_join_order o;
     static nq_join_list l;
     assert_non_null(js);
-    assert_true(src && dst);
+    assert_true(src && work && dst);
     memset(js, 0, sizeof *js);
     uint64_t x = 99;
-    random_sigs(src, n, bits, 2, &x);
-    uint32_t count[NQ_JOIN_MAX_BITS] = {0};
-    nq_join_sample_bits(src, n, bits, count);
-    static const int key_bits[] = {6, NQ_JOIN_KEY_BITS_MAX};
-    for (size_t k = 0; k < sizeof key_bits / sizeof *key_bits; k++) {
-        o.class_mask = UINT64_C(1) << 3 | UINT64_C(1) << 30;
-        nq_join_pick_key(count, count, bits, key_bits[k], &o);
-        assert_int_equal(o.key_bits, key_bits[k]);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const size_t n = cases[c].n;
+        const int bits = cases[c].bits;
+        random_sigs(src, n, bits, 2, &x);
+        uint32_t count[NQ_JOIN_MAX_BITS] = {0};
+        nq_join_sample_bits(src, n, bits, count);
+        o.class_mask = cases[c].classes ? UINT64_C(1) << 3 | UINT64_C(1) << 30 : 0;
+        nq_join_pick_key(count, count, bits, cases[c].key_bits, &o);
+        assert_int_equal(o.key_bits, cases[c].key_bits);
         for (int level = 0; level < NQ_KERNEL_LEVELS; level++)
-            if (nq_kernel_supported((enum nq_kernel_level)level))
-                sort_and_check(level_sorts[level], src, n, &o, js, dst, &l);
+            if (nq_kernel_supported((enum nq_kernel_level)level)) {
+                sort_and_check(level_sorts[level], src, n, &o, js, work, dst, &l);
+                assert_true(l.sig == (cases[c].two_passes ? work : dst));
+            }
     }
     free(src);
+    free(work);
     free(dst);
     free(js);
 }

@@ -229,12 +229,15 @@ void nq_join_pick_key(const uint32_t *count_a, const uint32_t *count_b, int bits
 void nq_join_pick_key_by_pairs(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                                int bits, int key_bits, nq_join_order *o);
 
-/* Writes src[0 .. n) to dst sorted by order o (class, then key), each
- * signature with the bits of o->class_mask and o->key_mask cut out, and
- * describes it in *out.  n < 2^32.  tag[0 .. n) is working space: each
- * member's bucket while it is sorted; so are js's sort counters (the
- * join's scratch, which a sort runs between joins). */
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+/* Sorts src[0 .. n) by order o (class, then key), each signature with
+ * the bits of o->class_mask and o->key_mask cut out, and describes the
+ * sorted list in *out: written to dst, or, for wide keys on long lists,
+ * in two passes by way of dst back to src (join_sort.c); out->sig says
+ * which, and the other buffer's contents are then undefined.  n < 2^32.
+ * tag[0 .. n) is working space: each member's bucket while it is sorted;
+ * so are js's sort counters (the join's scratch, which a sort runs
+ * between joins). */
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
                   nq_join_scratch *js, uint64_t *dst, nq_join_list *out);
 
 /*

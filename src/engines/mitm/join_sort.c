@@ -233,6 +233,17 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
 #define SCATTER_AHEAD 16
 #define SCATTER_PREFETCH_MIN ((size_t)1 << 18)
 
+/* Long lists with wide keys (past NQ_JOIN_WHOLE_TAG_BITS: the sixteen
+ * bits of N = 28's batches) are sorted in two passes, by the key's low
+ * half and then by the rest (a radix sort, least significant digit
+ * first): one pass writes each member to one of 3 * 2^16 buckets (times
+ * the parts), far more write streams than the L2 cache holds lines, so
+ * most writes fetch their line again; each of two passes writes to a
+ * few hundred.  Units of N = 28 take about 0.93 of their time; with the
+ * fourteen bits of N = 26's long lists, two passes were a little slower
+ * (docs/performance.md, "Figures the code's choices rest on"). */
+#define TWO_PASS_MIN ((size_t)1 << 21)
+
 /* A member's tag: its key (low key_bits bits) and above it its two class
  * bits as they stand.  A bucket (class << key_bits | key) is one tag, or
  * two for class 1 (either class bit).  The tag array keeps each member's
@@ -347,9 +358,58 @@ scatter(const scatter_args *a, uint32_t (*count)[NQ_JOIN_SORT_ROW], const int wi
             gather_bits(src[i], a->keep);
 }
 
-void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_order *o,
-                                 uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
-                                 nq_join_list *out)
+/* The bucket of a whole tag: class bits 00, 01 or 10, 11 are classes 0,
+ * 1 and 2, (bits + 1) / 2, above the key. */
+static inline uint32_t tag_bucket(uint32_t t, int key_bits)
+{
+    return (((t >> key_bits) + 1) >> 1) << key_bits | (t & ((UINT32_C(1) << key_bits) - 1));
+}
+
+/* What the two passes read (two_passes). */
+typedef struct two_pass_args {
+    uint64_t *list; /* the members, and at the end the sorted list */
+    uint64_t *temp; /* the members between the passes */
+    size_t n, part;
+    const uint16_t *tag;
+    int key_bits, wide, low_bits;
+    const bit_gather *keep, *classes;
+} two_pass_args;
+
+/* The sort by two passes (TWO_PASS_MIN): the first writes each member
+ * to temp in order of its key's low_bits low bits (first[p][digit]: the
+ * next slot of part p's members with that digit), cut, with its bucket in
+ * the top key_bits + 2 bits, which the cut left free; the second takes
+ * them in that order to list in order of the rest of their bucket
+ * (rest[digit]: that digit's next slot), so each bucket's members come
+ * in order of their low bits, as their bucket's place in the order
+ * needs, and the bucket bits go.  Within a bucket the order is any. */
+static void two_passes(const two_pass_args *a, uint32_t (*first)[1 << (NQ_JOIN_KEY_BITS_MAX / 2)],
+                       uint32_t *rest)
+{
+    const uint64_t *src = a->list;
+    const int kb = a->key_bits, shift = 64 - (kb + 2);
+    const uint32_t low = (UINT32_C(1) << a->low_bits) - 1;
+    for (size_t j = 0; j < a->part; j++)
+        for (int p = 0; p < SORT_PARTS; p++) {
+            const size_t i = p * a->part + j;
+            const uint32_t t = kept_tag(a->tag[i], src[i], a->wide, a->classes, kb);
+            a->temp[first[p][t & low]++] =
+                gather_bits(src[i], a->keep) | (uint64_t)tag_bucket(t, kb) << shift;
+        }
+    for (size_t i = SORT_PARTS * a->part; i < a->n; i++) {
+        const uint32_t t = kept_tag(a->tag[i], src[i], a->wide, a->classes, kb);
+        a->temp[first[SORT_PARTS - 1][t & low]++] =
+            gather_bits(src[i], a->keep) | (uint64_t)tag_bucket(t, kb) << shift;
+    }
+    const uint64_t cut = (UINT64_C(1) << shift) - 1;
+    for (size_t i = 0; i < a->n; i++) {
+        const uint64_t v = a->temp[i];
+        a->list[rest[v >> shift >> a->low_bits]++] = v & cut;
+    }
+}
+
+void NQ_KERNEL_FN(nq_join_sort)(uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+                                 nq_join_scratch *js, uint64_t *dst, nq_join_list *out)
 {
     const size_t part = n / SORT_PARTS; /* part p: src[p * part ..], the rest goes with the last */
     const int kb = o->key_bits;
@@ -370,17 +430,32 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
     if (kb <= 8)
         j = tags_avx512(src, part, o, tag, count);
 #endif
+    uint64_t seen = 0; /* every bit a member has (two passes need the top ones free) */
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++) {
-            const uint32_t t = tag_of(src[p * part + j], o, &key, &classes);
+            const uint64_t v = src[p * part + j];
+            const uint32_t t = tag_of(v, o, &key, &classes);
             tag[p * part + j] = (uint16_t)(t & kept);
             count[p][t]++;
+            seen |= v;
         }
     for (size_t i = SORT_PARTS * part; i < n; i++) {
         const uint32_t t = tag_of(src[i], o, &key, &classes);
         tag[i] = (uint16_t)(t & kept);
         count[SORT_PARTS - 1][t]++;
+        seen |= src[i];
     }
+    bit_gather keep;
+    bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
+    /* Two passes where they pay and the cut members leave the bucket's
+     * kb + 2 bits free (always with two class bits; without, members of
+     * at most 62 bits, as every board's). */
+    const int two = wide && n >= TWO_PASS_MIN &&
+                    64 - __builtin_clzll(gather_bits(seen, &keep) | 1) <= 64 - (kb + 2);
+    const int low_bits = kb / 2;
+    uint32_t first[SORT_PARTS][1 << (NQ_JOIN_KEY_BITS_MAX / 2)];
+    if (two)
+        memset(first, 0, sizeof first);
     /* Buckets in order, each its tags' parts in turn; count becomes each
      * tag's next slot in its part. */
     const uint32_t buckets = NQ_JOIN_MAX_CLASSES * keys;
@@ -395,13 +470,32 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
                 const uint32_t size = count[p][tags[i]];
                 count[p][tags[i]] = sum;
                 sum += size;
+                if (two)
+                    first[p][k & ((UINT32_C(1) << low_bits) - 1)] += size;
             }
         out->filled[b / 64] |= (uint64_t)(sum > out->start[b]) << (b % 64);
     }
     out->start[buckets] = sum;
-    out->sig = dst;
+    out->sig = two ? src : dst;
     out->len = n;
     out->key_bits = kb;
+    if (two) {
+        /* Slots in order of the low digit, each digit's parts in turn;
+         * the rest of a bucket starts where its first bucket does. */
+        uint32_t rest[NQ_JOIN_MAX_CLASSES << (NQ_JOIN_KEY_BITS_MAX - NQ_JOIN_KEY_BITS_MAX / 2)];
+        uint32_t at = 0;
+        for (uint32_t d = 0; d < (UINT32_C(1) << low_bits); d++)
+            for (int p = 0; p < SORT_PARTS; p++) {
+                const uint32_t size = first[p][d];
+                first[p][d] = at;
+                at += size;
+            }
+        for (uint32_t d = 0; d < (uint32_t)NQ_JOIN_MAX_CLASSES << (kb - low_bits); d++)
+            rest[d] = out->start[d << low_bits];
+        const two_pass_args a = {src, dst, n, part, tag, kb, wide, low_bits, &keep, &classes};
+        two_passes(&a, first, rest);
+        return;
+    }
     /* Each member, cut, to its slot.  A long list's buckets (times the
      * parts) are more write streams than the hardware prefetcher follows,
      * and each first write to a line would wait for it from memory, so the
@@ -410,8 +504,6 @@ void NQ_KERNEL_FN(nq_join_sort)(const uint64_t *src, size_t n, const nq_join_ord
      * move on before the member comes (its bucket fills a little more), but
      * mostly stays on the same line; a prefetch never faults, whatever the
      * address. */
-    bit_gather keep;
-    bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     const size_t ahead =
         n >= SCATTER_PREFETCH_MIN && part > SCATTER_AHEAD ? part - SCATTER_AHEAD : 0;
     const scatter_args a = {src, n, part, ahead, tag, kb, &keep, &classes, dst};

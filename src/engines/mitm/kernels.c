@@ -69,7 +69,7 @@ void nq_join_pick_key_by_pairs(const uint64_t *a, size_t na, const uint64_t *b, 
     in_use()->pick_key_by_pairs(a, na, b, nb, bits, key_bits, o);
 }
 
-void nq_join_sort(const uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
+void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag,
                   nq_join_scratch *js, uint64_t *dst, nq_join_list *out)
 {
     in_use()->sort(src, n, o, tag, js, dst, out);

@@ -23,7 +23,7 @@ typedef void nq_join_pick_key_fn(const uint32_t *count_a, const uint32_t *count_
                                  int key_bits, nq_join_order *o);
 typedef void nq_join_pick_key_by_pairs_fn(const uint64_t *a, size_t na, const uint64_t *b,
                                           size_t nb, int bits, int key_bits, nq_join_order *o);
-typedef void nq_join_sort_fn(const uint64_t *src, size_t n, const nq_join_order *o,
+typedef void nq_join_sort_fn(uint64_t *src, size_t n, const nq_join_order *o,
                              uint16_t *tag, nq_join_scratch *js, uint64_t *dst,
                              nq_join_list *out);
 

@@ -279,10 +279,12 @@ static int sorted_bits(const unit_join *u)
 /* Joins the gathered east halves with every west half and empties them.
  * The count is bilinear, so when the west halves did not fit one buffer,
  * the east batch is joined with each west batch in turn.  Each list is
- * sorted into a free buffer: whole west halves go to `split` at the first
- * join, each east batch then to `west`, the buffer they left; otherwise
- * the east batch goes to `split`, and each west batch to the east buffer
- * it left.  West halves in batches are built anew for every east batch
+ * sorted with a free buffer, into it or back into its own
+ * (nq_join_sort): whole west halves with `split` at the first join, each
+ * east batch then with whichever of `west` and `split` they do not hold;
+ * otherwise the east batch with `split`, and each west batch with
+ * whichever of `east` and `split` the east batch does not hold.  West
+ * halves in batches are built anew for every east batch
  * but the first, which takes the west batch that mitm_solve built to try
  * whether they fit (so a unit whose east halves fit one batch, the usual
  * case, builds each west half once). */
@@ -316,7 +318,8 @@ static void flush_east(unit_join *u)
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->split, west);
             prepare(u, 0, u->nw);
         }
-        nq_join_sort(s->east, u->ne, u->order, s->tag, s->js, s->west, east);
+        nq_join_sort(s->east, u->ne, u->order, s->tag, s->js,
+                     west->sig == s->west ? s->split : s->west, east);
         prepare(u, 0, u->ne);
         begin_join(u);
         u->pairs +=
@@ -335,7 +338,8 @@ static void flush_east(unit_join *u)
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
                 u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
-            nq_join_sort(s->west, u->nw, u->order, s->tag, s->js, s->east, west);
+            nq_join_sort(s->west, u->nw, u->order, s->tag, s->js,
+                         east->sig == s->east ? s->split : s->east, west);
             prepare(u, kept ? 0 : u->nw, u->nw);
             const double w1 = p->progress ? share(walk_pairs(p, &wi, 0), u->west_pairs) : 0;
             join_span(u, e0, e1, w0, w1);
