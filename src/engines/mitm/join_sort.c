@@ -239,8 +239,9 @@ static inline uint64_t gather_bits(uint64_t v, const bit_gather *g)
  * first): one pass writes each member to one of 3 * 2^16 buckets (times
  * the parts), far more write streams than the L2 cache holds lines, so
  * most writes fetch their line again; each of two passes writes to a
- * few hundred.  Units of N = 28 take about 0.93 of their time; with the
- * fourteen bits of N = 26's long lists, two passes were a little slower
+ * few hundred.  N = 28's units whose batches take sixteen bits take
+ * about 0.94 of their time (the whole board 0.99); with the fourteen bits
+ * of N = 26's long lists two passes were a little slower
  * (docs/performance.md, "Figures the code's choices rest on"). */
 #define TWO_PASS_MIN ((size_t)1 << 21)
 
