@@ -431,7 +431,10 @@ void NQ_KERNEL_FN(nq_join_sort)(uint64_t *src, size_t n, const nq_join_order *o,
     if (kb <= 8)
         j = tags_avx512(src, part, o, tag, count);
 #endif
-    uint64_t seen = 0; /* every bit a member has (two passes need the top ones free) */
+    /* The bits of the members this loop counts: of all of them where two
+     * passes may follow (wide keys, which the vector tags above never
+     * take), and those need the top bits free. */
+    uint64_t seen = 0;
     for (; j < part; j++)
         for (int p = 0; p < SORT_PARTS; p++) {
             const uint64_t v = src[p * part + j];
