@@ -42,7 +42,8 @@ enum bench_warning {
     BENCH_WARN_BUSY = 1 << 1,    /* one thread: wall time well over CPU time */
     BENCH_WARN_OVERSUB = 1 << 2, /* more threads than logical CPUs */
     BENCH_WARN_LOAD = 1 << 3,    /* the load average was high at the start */
-    BENCH_WARN_COUNT_ = 4
+    BENCH_WARN_UNEVEN = 1 << 4,  /* the CPUs ran the same work at uneven speeds */
+    BENCH_WARN_COUNT_ = 5
 };
 
 /* The short name of warning bit i ("spread", "busy", ...). */
@@ -100,6 +101,11 @@ typedef struct bench_machine {
     char governor[32];  /* cpufreq scaling governor of CPU 0, or "unknown" */
     char kernel[224];   /* uname: sysname release machine */
     double load[3];     /* 1, 5 and 15 minute load averages; -1 unknown */
+    /* The slowest CPU's time over the fastest's on the same work, all at
+     * once (bench_core_spread); 0 not measured.  core_cpus CPUs took part;
+     * core_slowest and core_fastest name the two (-1 unknown). */
+    double core_spread;
+    int core_cpus, core_slowest, core_fastest;
     char command[1024]; /* the command line, quoted as a shell reads it */
     char compiler[128];
     char flags[256];
@@ -145,6 +151,26 @@ void bench_machine_describe(bench_machine *m, int argc, char **argv);
 /* 1 when the 1-minute load average says more than a quarter of the
  * machine's logical CPUs were busy (a quiet machine reads near 0). */
 int bench_load_high(const bench_machine *m);
+
+/* Above this core_spread the CPUs count as uneven: a tenth, where the
+ * probe's own jitter stays within a few percent. */
+#define BENCH_UNEVEN_LIMIT 1.10
+
+/* Runs the same fixed work (about 0.1 s) on every logical CPU of this
+ * process's affinity mask at once, one thread pinned to each, and sets
+ * m->core_spread, core_cpus, core_slowest and core_fastest.  Returns 0, or
+ * a negative errno code with core_spread left 0: -ENOMEM, the error of a
+ * thread that could not be pinned or started (as -EINVAL for a CPU the
+ * process may not use), or -EIO when a CPU's count came out wrong. */
+int bench_core_spread(bench_machine *m);
+
+/* The spread as the outputs state it: "1.031 (2 CPUs at once; slowest
+ * CPU 0, fastest CPU 1)", or "unknown". */
+void bench_core_spread_text(const bench_machine *m, char *out, size_t size);
+
+/* 1 when bench_core_spread measured the CPUs more than BENCH_UNEVEN_LIMIT
+ * apart. */
+int bench_cores_uneven(const bench_machine *m);
 
 /* Logical CPUs this process may use (>= 1). */
 int bench_cores(void);

@@ -17,14 +17,37 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/std_fds.h"
 #include "options.h"
+
+/* Before the modes that time units side by side (--project, --profile):
+ * a warning when the CPUs run the same work at uneven speeds, which moves
+ * every unit timed on the slow one (bench/cores.c); none with --quiet. */
+static void check_cores(const bench_options *o)
+{
+    if (o->quiet)
+        return;
+    bench_machine m;
+    memset(&m, 0, sizeof m);
+    const int err = bench_core_spread(&m);
+    if (err)
+        fprintf(stderr, "nqueens-bench: warning: could not time the CPUs against each other: "
+                        "%s\n", strerror(-err));
+    else if (bench_cores_uneven(&m))
+        fprintf(stderr, "nqueens-bench: warning: the CPUs ran the same work at uneven speeds: "
+                        "CPU %d took %.2f times as long as CPU %d (other work on it, or another "
+                        "machine's on its physical core): the units timed on it read slow\n",
+                m.core_slowest, m.core_spread, m.core_fastest);
+}
 
 /* Applies a mode to every engine and N of the options. */
 static int each_job(const bench_options *o)
 {
     int status = 0;
+    if (o->mode == MODE_PROJECT || o->mode == MODE_PROFILE)
+        check_cores(o);
     for (int ei = 0; ei < o->engine_count; ei++)
         for (int ni = 0; ni < o->n.count; ni++) {
             nq_settings s;

@@ -89,7 +89,8 @@ static void put_json_string(FILE *f, const char *s)
 }
 
 static const char *const warning_names[BENCH_WARN_COUNT_] = {"spread", "busy",
-                                                               "oversubscribed", "load"};
+                                                               "oversubscribed", "load",
+                                                               "uneven"};
 
 const char *bench_warning_name(int i)
 {
@@ -120,16 +121,29 @@ void bench_warning_list(unsigned w, char *buf, size_t size)
         }
 }
 
+void bench_core_spread_text(const bench_machine *m, char *out, size_t size)
+{
+    if (m->core_spread <= 0)
+        snprintf(out, size, "unknown");
+    else
+        snprintf(out, size, "%.3f (%d CPU%s at once; slowest CPU %d, fastest CPU %d)",
+                 m->core_spread, m->core_cpus, m->core_cpus == 1 ? "" : "s", m->core_slowest,
+                 m->core_fastest);
+}
+
 int bench_write_meta(FILE *f, const bench_machine *m)
 {
+    char spread[96];
+    bench_core_spread_text(m, spread, sizeof spread);
     fprintf(f, "# nqueens-bench %s\n# command: %s\n# cpu: %s\n# cores: %d\n"
                "# physical_cores: %d\n# smt: %d\n# numa_nodes: %d\n# governor: %s\n"
-               "# kernel: %s\n# load: %.2f %.2f %.2f\n# compiler: %s\n# flags: %s\n"
+               "# kernel: %s\n# load: %.2f %.2f %.2f\n# core_spread: %s\n# compiler: %s\n"
+               "# flags: %s\n"
                "# kernels: %s\n# openmp: %s\n# OMP_PROC_BIND: %s\n# OMP_PLACES: %s\n# commit: %s\n"
                "# date: %s\n",
             m->library, m->command, m->cpu, m->cores, m->physical_cores, m->smt, m->numa_nodes,
-            m->governor, m->kernel, m->load[0], m->load[1], m->load[2], m->compiler, m->flags,
-            m->kernels, m->openmp, m->proc_bind, m->places, m->commit, m->date);
+            m->governor, m->kernel, m->load[0], m->load[1], m->load[2], spread, m->compiler,
+            m->flags, m->kernels, m->openmp, m->proc_bind, m->places, m->commit, m->date);
     return ferror(f) ? -1 : 0;
 }
 
@@ -199,6 +213,10 @@ int bench_write_json(FILE *f, const bench_machine *m, const bench_case *cases, i
         put_double(f, m->load[i] < 0 ? NAN : m->load[i], "null");
         fputs(i < 2 ? ", " : "]", f);
     }
+    fputs(", \"core_spread\": ", f);
+    put_double(f, m->core_spread > 0 ? m->core_spread : NAN, "null");
+    fprintf(f, ", \"core_cpus\": %d, \"core_slowest\": %d, \"core_fastest\": %d",
+            m->core_cpus, m->core_slowest, m->core_fastest);
     put_json_pair(f, "compiler", m->compiler);
     put_json_pair(f, "flags", m->flags);
     put_json_pair(f, "kernels", m->kernels);
@@ -283,11 +301,15 @@ int bench_write_markdown(FILE *f, const bench_machine *m, const bench_case *case
 {
     fprintf(f, "Measured with `%s` (nqueens-bench %s, commit %s, %s).\n\n", m->command,
             m->library, m->commit, m->date);
+    char spread[64] = "";
+    if (m->core_spread > 0)
+        snprintf(spread, sizeof spread, "; the slowest CPU %.2f× the fastest's time",
+                 m->core_spread);
     fprintf(f, "Machine: %s; %d logical CPUs, %d physical cores, %d thread%s per core, "
-               "%d NUMA node%s; governor %s; %s; load %.2f at the start; %s, %s.\n\n",
+               "%d NUMA node%s; governor %s; %s; load %.2f at the start%s; %s, %s.\n\n",
             m->cpu, m->cores, m->physical_cores, m->smt, m->smt == 1 ? "" : "s", m->numa_nodes,
-            m->numa_nodes == 1 ? "" : "s", m->governor, m->kernel, m->load[0], m->compiler,
-            m->openmp);
+            m->numa_nodes == 1 ? "" : "s", m->governor, m->kernel, m->load[0], spread,
+            m->compiler, m->openmp);
     fputs("| engine | N | schedule | binding | threads | runs | median s | mean ± σ s | min s | "
           "max s | CPU s | "
           "speedup | efficiency | Karp–Flatt | model | warnings |\n"

@@ -143,6 +143,8 @@ static int case_finish(sweep_state *st, bench_case *bc)
         bc->warnings |= BENCH_WARN_OVERSUB;
     if (bench_load_high(&st->machine))
         bc->warnings |= BENCH_WARN_LOAD;
+    if (bench_cores_uneven(&st->machine))
+        bc->warnings |= BENCH_WARN_UNEVEN;
     nq_settings s;
     case_settings(st->o, bc, &s);
     s.engine = bc->engine;
@@ -408,7 +410,7 @@ static int run_group(sweep_state *st, int first, int end, int *live)
 }
 
 /* What the machine says before anything runs: too many threads, a loaded
- * machine. */
+ * machine, CPUs of uneven speed. */
 static void sweep_warnings(sweep_state *st)
 {
     const bench_options *o = st->o;
@@ -424,6 +426,14 @@ static void sweep_warnings(sweep_state *st)
         bench_warn(st, "load average %.2f at the start on %d logical CPU%s: other work competes "
                  "for them (every case marked load)", m->load[0], m->cores,
              m->cores == 1 ? "" : "s");
+    if (st->probe_error)
+        bench_warn(st, "could not time the CPUs against each other: %s",
+                   strerror(-st->probe_error));
+    else if (bench_cores_uneven(m))
+        bench_warn(st, "the CPUs ran the same work at uneven speeds: CPU %d took %.2f times "
+                 "as long as CPU %d (other work on it, or another machine's on its physical "
+                 "core; every case marked uneven)", m->core_slowest, m->core_spread,
+                 m->core_fastest);
 }
 
 /* The value of an OpenMP variable as a label: "unset", or the value with
@@ -577,6 +587,7 @@ int bench_sweep(bench_options *o)
     int count = 0, status = 0, wrong;
     if (parent) {
         bench_save_catch_signals();
+        st.probe_error = bench_core_spread(&st.machine);
         sweep_warnings(&st);
         print_header(&st);
     }

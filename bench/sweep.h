@@ -24,6 +24,7 @@ typedef struct sweep_state {
     struct timespec last_progress; /* when the last progress line was written */
     int tty; /* stderr is a terminal: progress overwrites one line */
     int progress_open; /* a progress line without its newline is on stderr */
+    int probe_error;   /* bench_core_spread's error, 0 when it timed the CPUs */
 } sweep_state;
 
 /* Seconds since *t0 on CLOCK_MONOTONIC. */

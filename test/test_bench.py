@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -27,7 +28,7 @@ BENCH = None
 
 KNOWN = {8: 92, 9: 352, 10: 724, 12: 14200}
 MACHINE_KEYS = ["cpu", "cores", "physical_cores", "smt", "numa_nodes", "governor", "kernel",
-                "load", "compiler", "flags", "kernels", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
+                "load", "core_spread", "compiler", "flags", "kernels", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
                 "date"]
 
 
@@ -148,6 +149,12 @@ class Sweep(unittest.TestCase):
         self.assertIn("--n 8-10 --threads 1,2", doc["command"])
         self.assertIs(doc["complete"], True)
         self.assertEqual(len(doc["machine"]["load"]), 3)
+        # The CPUs timed against each other: every one of them, the slowest
+        # no faster than the fastest.
+        self.assertEqual(doc["machine"]["core_cpus"], len(os.sched_getaffinity(0)))
+        self.assertGreaterEqual(doc["machine"]["core_spread"], 1.0)
+        self.assertIn(doc["machine"]["core_slowest"], os.sched_getaffinity(0))
+        self.assertIn(doc["machine"]["core_fastest"], os.sched_getaffinity(0))
         self.assertEqual(len(doc["cases"]), 9)
         medians = {}
         for c in doc["cases"]:
@@ -278,6 +285,52 @@ class RunsAndWarnings(unittest.TestCase):
         self.assertNotIn("oversubscribed", marks[1])
         q = run("-n", "9", "-t", "%d" % (cores + 1), "-r", "1", "-q")
         self.assertEqual(q.stderr, "")
+
+
+@unittest.skipUnless(os.environ.get("NQ_TEST_ALONE"),
+                     "run alone (meson test 'bench-uneven'): other tests' threads would "
+                     "load the CPUs unevenly")
+class UnevenCores(unittest.TestCase):
+    """A CPU kept busy by other processes runs the sweep's probe slower than
+    the rest: the sweep says which, and marks every case uneven; --project
+    says so too, and --quiet keeps it quiet."""
+
+    def test_busy_cpu(self):
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest("one CPU: nothing to compare it with")
+        slow = cpus[0]
+        # Two busy processes on one CPU leave the probe's thread there about a
+        # third of it, and the other CPUs all of theirs.
+        busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                 preexec_fn=lambda: os.sched_setaffinity(0, {slow}))
+                for _ in range(2)]
+        try:
+            time.sleep(0.2)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "s.json")
+                p = run("-n", "8", "-t", "1", "-r", "1", "--warmup", "0", "--json", path)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                with open(path) as f:
+                    doc = json.load(f)
+            q = run("--project", "2", "-n", "12", "-e", "mitm", "-t", "1")
+            quiet = run("-n", "8", "-t", "1", "-r", "1", "--warmup", "0", "-q")
+        finally:
+            for b in busy:
+                b.kill()
+                b.wait()
+        machine = doc["machine"]
+        self.assertGreater(machine["core_spread"], 1.10, machine)
+        self.assertEqual(machine["core_slowest"], slow, machine)
+        self.assertNotEqual(machine["core_fastest"], slow, machine)
+        self.assertIn("warning: the CPUs ran the same work at uneven speeds: CPU %d took" % slow,
+                      p.stderr)
+        self.assertEqual(len(doc["cases"]), 1)
+        self.assertIn("uneven", doc["cases"][0]["warnings"])
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertIn("the CPUs ran the same work at uneven speeds: CPU %d took" % slow, q.stderr)
+        self.assertIn("core-hours", q.stdout)
+        self.assertEqual(quiet.stderr, "")
 
 
 class Bindings(unittest.TestCase):
