@@ -168,6 +168,11 @@ int bench_core_spread(bench_machine *m);
  * CPU 0, fastest CPU 1)", or "unknown". */
 void bench_core_spread_text(const bench_machine *m, char *out, size_t size);
 
+/* --cores: times the CPUs (bench_core_spread) and prints one line, e.g.
+ * "cores: 2 CPUs at once, the slowest (CPU 0) 1.420 times the fastest's
+ * time (CPU 1): uneven".  Returns 0, or 1 after a one-line error. */
+int bench_cores_report(void);
+
 /* 1 when bench_core_spread measured the CPUs more than BENCH_UNEVEN_LIMIT
  * apart. */
 int bench_cores_uneven(const bench_machine *m);

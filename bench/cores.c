@@ -16,7 +16,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench.h"
@@ -187,4 +189,21 @@ int bench_core_spread(bench_machine *m)
 int bench_cores_uneven(const bench_machine *m)
 {
     return m->core_spread > BENCH_UNEVEN_LIMIT;
+}
+
+int bench_cores_report(void)
+{
+    bench_machine m;
+    memset(&m, 0, sizeof m);
+    const int err = bench_core_spread(&m);
+    if (err) {
+        fprintf(stderr, "nqueens-bench: could not time the CPUs against each other: %s\n",
+                strerror(-err));
+        return 1;
+    }
+    printf("cores: %d CPU%s at once, the slowest (CPU %d) %.3f times the fastest's time "
+           "(CPU %d): %s\n",
+           m.core_cpus, m.core_cpus == 1 ? "" : "s", m.core_slowest, m.core_spread,
+           m.core_fastest, bench_cores_uneven(&m) ? "uneven" : "even");
+    return 0;
 }

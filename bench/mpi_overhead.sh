@@ -20,7 +20,9 @@
 # left each phase (seconds since mpiexec was started), and the process's
 # and the main thread's CPU seconds by then (nqueens-mpi(1), ENVIRONMENT).
 #
-# Prints each run, then per N the median wall and CPU (user + sys) times
+# Prints whether the CPUs ran alike at the start and at the end
+# (`nqueens-bench --cores`, where the build has it), each run, then per N
+# the median wall and CPU (user + sys) times
 # and the ratio of each MPI median to nqueens' median, and the Markdown
 # tables of the wall medians that docs/performance.md shows.
 #
@@ -143,6 +145,15 @@ trace_phases() {
 echo "nqueens $("$nqueens" --version | head -n 1), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$(mpiexec --version 2>&1 | head -n 1)"
 echo "T = $threads threads in all, engine $engine${schedule:+, schedule $schedule}, $runs rounds"
+# Whether the CPUs run alike, at the start and at the end: a CPU that
+# shares its physical core with another machine's busy thread reads slow,
+# and a round that lands on it says nothing about MPI (nqueens-bench(1),
+# --cores).
+cores() {
+    bench=$build/bench/nqueens-bench
+    if [ -x "$bench" ]; then echo "$1 $("$bench" --cores)"; fi
+}
+cores "at the start:"
 : > "$dir/table"
 : > "$dir/bare"
 : > "$dir/startup"
@@ -210,6 +221,7 @@ for n in "$@"; do
         trace_phases 2 "$n"
     fi
 done
+cores "at the end:"
 echo
 echo "Whole-process wall times, medians of $runs rounds:"
 echo

@@ -84,7 +84,9 @@ int main(int argc, char **argv)
     atexit(bench_close_stdout); /* a table lost to a full disk is a failure */
     bench_options o;
     bench_parse_args(argc, argv, &o);
-    const int status = o.mode == MODE_SWEEP ? bench_sweep(&o) : each_job(&o);
+    const int status = o.mode == MODE_SWEEP   ? bench_sweep(&o)
+                       : o.mode == MODE_CORES ? bench_cores_report()
+                                              : each_job(&o);
     /* Flushed here, where a failure's reason is still at hand: the OpenMP
      * runtime's own exit handler may flush stdout before ours runs. */
     bench_flush_stdout();

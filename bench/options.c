@@ -27,6 +27,7 @@ enum long_only {
     OPT_SPLIT,
     OPT_PROFILE,
     OPT_PREDICT,
+    OPT_CORES,
     OPT_RANKS,
     OPT_AUDIT,
     OPT_PROJECT,
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
     {"plot", required_argument, NULL, OPT_PLOT},
     {"profile", no_argument, NULL, OPT_PROFILE},
     {"predict", no_argument, NULL, OPT_PREDICT},
+    {"cores", no_argument, NULL, OPT_CORES},
     {"ranks", required_argument, NULL, OPT_RANKS},
     {"audit", required_argument, NULL, OPT_AUDIT},
     {"project", required_argument, NULL, OPT_PROJECT},
@@ -134,6 +136,9 @@ static void usage(FILE *out)
             "      --predict         print the model's predicted efficiency for each thread\n"
             "                        count from cheap estimates, counting nothing\n"
             "                        (default threads: 1, 2, 4, ..., 1024)\n"
+            "      --cores           time the CPUs against each other (the same work on\n"
+            "                        each at once, about 0.1 s), print how far apart they\n"
+            "                        ran, and exit; counting nothing\n"
             "      --ranks R         with --predict: nqueens-mpi on R ranks of each thread\n"
             "                        count, in journal chunks; R x threads <= %d\n"
             "      --audit K         check K units of each N's mitm job against an\n"
@@ -351,6 +356,7 @@ static void parse_option(int c, const char *arg, char **argv, bench_options *o)
     case OPT_PLOT: o->plot_path = arg; break;
     case OPT_PROFILE: o->mode = MODE_PROFILE; break;
     case OPT_PREDICT: o->mode = MODE_PREDICT; break;
+    case OPT_CORES: o->mode = MODE_CORES; break;
     case OPT_AUDIT:
         if (bench_parse_int(arg, strlen(arg), 1, 1000000, &value) < 0)
             die_usage("invalid audit count '%s': expected an integer from 1 to 1000000", arg);

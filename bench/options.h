@@ -12,7 +12,7 @@
 #include "bench.h"
 #include "save.h"
 
-enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT };
+enum bench_mode { MODE_SWEEP, MODE_PROFILE, MODE_PREDICT, MODE_AUDIT, MODE_PROJECT, MODE_CORES };
 
 #define BENCH_MAX_BINDS 16
 

@@ -500,6 +500,29 @@ class Modes(unittest.TestCase):
         self.assertNotEqual(rows[2][5], "-", "measured on 2 threads")
         self.assertEqual(rows[4][5], "-", "4 threads not asked for")
 
+    def test_cores(self):
+        """--cores times every CPU of the affinity mask and prints one line;
+        with one CPU the slowest is the fastest."""
+        p = run("--cores")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cpus = sorted(os.sched_getaffinity(0))
+        m = re.fullmatch(r"cores: (\d+) CPUs? at once, the slowest \(CPU (\d+)\) ([\d.]+) times "
+                         r"the fastest's time \(CPU (\d+)\): (even|uneven)\n", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        self.assertEqual(int(m.group(1)), len(cpus))
+        self.assertIn(int(m.group(2)), cpus)
+        self.assertIn(int(m.group(4)), cpus)
+        self.assertGreaterEqual(float(m.group(3)), 1.0)
+        self.assertEqual(m.group(5), "uneven" if float(m.group(3)) > 1.10 else "even")
+        one = subprocess.run([BENCH, "--cores"], capture_output=True, text=True, timeout=60,
+                             preexec_fn=lambda: os.sched_setaffinity(0, {cpus[0]}))
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(one.stdout, "cores: 1 CPU at once, the slowest (CPU %d) 1.000 times the "
+                         "fastest's time (CPU %d): even\n" % (cpus[0], cpus[0]))
+        p = run("--cores", "--csv", "x.csv")
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn("--csv", p.stderr)
+
     def test_predict(self):
         p = run("--predict", "--n", "12,14", "--threads", "1,4")
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -91,7 +91,7 @@ _nqueens_bench()
         _nqueens_offer "-n --n -t --threads -e --engine -r --repeat --min-runs --max-runs
             --precision --warmup --split-depth --csv --json --markdown --plot --schedule
             --memory --proc-bind --places -q --quiet
-            --profile --predict --ranks --audit --project --project-limit --project-part
+            --profile --predict --cores --ranks --audit --project --project-limit --project-part
             -h --help -V --version" "$_nq_cur"
     fi
 }
