@@ -28,8 +28,8 @@ BENCH = None
 
 KNOWN = {8: 92, 9: 352, 10: 724, 12: 14200}
 MACHINE_KEYS = ["cpu", "cores", "physical_cores", "smt", "numa_nodes", "governor", "kernel",
-                "load", "core_spread", "compiler", "flags", "kernels", "openmp", "OMP_PROC_BIND", "OMP_PLACES", "commit",
-                "date"]
+                "load", "core_spread", "compiler", "flags", "kernels", "openmp", "OMP_PROC_BIND",
+                "OMP_PLACES", "commit", "date"]
 
 
 def run(*args, env=None):

@@ -173,8 +173,9 @@ class OverheadScript(unittest.TestCase):
             self.assertEqual(out.count(f"round {c + 1}: "), 3, out)
         self.assertIn("mpiexec -n 1 true", out)
         for when in ("start", "end"):
-            self.assertRegex(out, r"at the %s: cores: \d+ CPUs? at once, the slowest \(CPU \d+\) "
-                             r"[\d.]+ times the fastest's time \(CPU \d+\): (even|uneven)\n" % when)
+            self.assertRegex(out, r"at the %s: cores: \d+ CPUs? at once, the slowest "
+                             r"\(CPU \d+\) [\d.]+ times the fastest's time \(CPU \d+\): "
+                             r"(even|uneven)\n" % when)
         self.assertIn("N=9 phases of nqueens-mpi 2 ranks x 1 thread", out)
         self.assertRegex(out, r"rank  1 +[0-9.]+ s  cpu +[0-9.]+  thread +[0-9.]+  MPI_Init done")
 
