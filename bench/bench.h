@@ -173,6 +173,14 @@ void bench_core_spread_text(const bench_machine *m, char *out, size_t size);
  * time (CPU 1): uneven".  Returns 0, or 1 after a one-line error. */
 int bench_cores_report(void);
 
+/* What to warn of after bench_core_spread(m) returned err: "could not
+ * time the CPUs against each other: REASON", or, when they ran uneven,
+ * "the CPUs ran the same work at uneven speeds: CPU 0 took 1.42 times as
+ * long as CPU 1 (other work on it, or another machine's on its physical
+ * core", the parenthesis left open for the caller to say what follows.
+ * Returns 1 with the text in out, or 0 when there is nothing to say. */
+int bench_core_warning(const bench_machine *m, int err, char *out, size_t size);
+
 /* 1 when bench_core_spread measured the CPUs more than BENCH_UNEVEN_LIMIT
  * apart. */
 int bench_cores_uneven(const bench_machine *m);

@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
+#include "core/util.h"
 
 /* How long each CPU works (seconds): long enough that timer and start-up
  * jitter stay near a percent, short enough to go unnoticed before a sweep. */
@@ -29,13 +29,6 @@
 /* The board the work counts: a few hundred microseconds a pass. */
 #define PROBE_N 10
 #define PROBE_N_TOTAL 724
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The probe's work: solutions of an n x n board by a plain bitmask search,
  * its own and not the library's, so that no change to the engines changes
@@ -92,9 +85,9 @@ static void *probe_main(void *arg)
     pthread_mutex_unlock(&t->start->lock);
     if (!run)
         return NULL;
-    const double t0 = now();
+    const double t0 = nq_now();
     t->right = probe_work(t->passes);
-    t->seconds = now() - t0;
+    t->seconds = nq_now() - t0;
     return NULL;
 }
 
@@ -125,9 +118,9 @@ int bench_core_spread(bench_machine *m)
     long passes = 1;
     double took;
     for (;;) {
-        const double t0 = now();
+        const double t0 = nq_now();
         probe_work(passes);
-        took = now() - t0;
+        took = nq_now() - t0;
         if (took >= PROBE_SECONDS / 10 || passes > (1L << 40))
             break;
         passes *= 2;
@@ -191,14 +184,28 @@ int bench_cores_uneven(const bench_machine *m)
     return m->core_spread > BENCH_UNEVEN_LIMIT;
 }
 
+int bench_core_warning(const bench_machine *m, int err, char *out, size_t size)
+{
+    if (err)
+        snprintf(out, size, "could not time the CPUs against each other: %s", strerror(-err));
+    else if (bench_cores_uneven(m))
+        snprintf(out, size, "the CPUs ran the same work at uneven speeds: CPU %d took %.2f times "
+                 "as long as CPU %d (other work on it, or another machine's on its physical core",
+                 m->core_slowest, m->core_spread, m->core_fastest);
+    else
+        return 0;
+    return 1;
+}
+
 int bench_cores_report(void)
 {
     bench_machine m;
     memset(&m, 0, sizeof m);
     const int err = bench_core_spread(&m);
     if (err) {
-        fprintf(stderr, "nqueens-bench: could not time the CPUs against each other: %s\n",
-                strerror(-err));
+        char why[256];
+        bench_core_warning(&m, err, why, sizeof why);
+        fprintf(stderr, "nqueens-bench: %s\n", why);
         return 1;
     }
     printf("cores: %d CPU%s at once, the slowest (CPU %d) %.3f times the fastest's time "

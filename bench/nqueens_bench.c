@@ -32,14 +32,10 @@ static void check_cores(const bench_options *o)
     bench_machine m;
     memset(&m, 0, sizeof m);
     const int err = bench_core_spread(&m);
-    if (err)
-        fprintf(stderr, "nqueens-bench: warning: could not time the CPUs against each other: "
-                        "%s\n", strerror(-err));
-    else if (bench_cores_uneven(&m))
-        fprintf(stderr, "nqueens-bench: warning: the CPUs ran the same work at uneven speeds: "
-                        "CPU %d took %.2f times as long as CPU %d (other work on it, or another "
-                        "machine's on its physical core): the units timed on it read slow\n",
-                m.core_slowest, m.core_spread, m.core_fastest);
+    char why[256];
+    if (bench_core_warning(&m, err, why, sizeof why))
+        fprintf(stderr, "nqueens-bench: warning: %s%s\n", why,
+                err ? "" : "): the units timed on it read slow");
 }
 
 /* Applies a mode to every engine and N of the options. */

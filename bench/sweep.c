@@ -426,14 +426,9 @@ static void sweep_warnings(sweep_state *st)
         bench_warn(st, "load average %.2f at the start on %d logical CPU%s: other work competes "
                  "for them (every case marked load)", m->load[0], m->cores,
              m->cores == 1 ? "" : "s");
-    if (st->probe_error)
-        bench_warn(st, "could not time the CPUs against each other: %s",
-                   strerror(-st->probe_error));
-    else if (bench_cores_uneven(m))
-        bench_warn(st, "the CPUs ran the same work at uneven speeds: CPU %d took %.2f times "
-                 "as long as CPU %d (other work on it, or another machine's on its physical "
-                 "core; every case marked uneven)", m->core_slowest, m->core_spread,
-                 m->core_fastest);
+    char why[256];
+    if (bench_core_warning(m, st->probe_error, why, sizeof why))
+        bench_warn(st, "%s%s", why, st->probe_error ? "" : "; every case marked uneven)");
 }
 
 /* The value of an OpenMP variable as a label: "unset", or the value with
