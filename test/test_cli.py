@@ -262,6 +262,25 @@ class Counting(unittest.TestCase):
                 self.assertEqual(doc["split_depth"], 2)
                 self.assertIsNone(doc["unique"])
 
+    def test_threads_beyond_the_cpus_allowed(self):
+        # Bound to one CPU, 2 threads take turns: one warning line, the
+        # count exact; -t 1 there, or any -t with every CPU allowed, is quiet.
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest("one CPU: nothing to bind to less")
+        bound = {"capture_output": True, "text": True, "timeout": 60,
+                 "preexec_fn": lambda: os.sched_setaffinity(0, {cpus[0]})}
+        p = subprocess.run([NQUEENS, "12", "-t", "2", "-q"], **bound)
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+        self.assertRegex(p.stderr, r"^nqueens: warning: this process runs 2 threads but may use "
+                         r"only 1 of the machine's \d+ CPUs \(its CPU affinity\), so its "
+                         r"threads take turns; use -t 1 or let it use more CPUs\n$")
+        p = subprocess.run([NQUEENS, "12", "-t", "1", "-q"], **bound)
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "14200\n", ""))
+        if len(cpus) == os.cpu_count():
+            p = run("12", "-t", str(2 * len(cpus)), "-q")
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "14200\n", ""))
+
     def test_help_and_version(self):
         p = run("--help")
         self.assertEqual(p.returncode, 0)

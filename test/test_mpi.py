@@ -16,6 +16,7 @@ Run by meson as `python3 test_mpi.py PATH_TO_NQUEENS_MPI PATH_TO_NQUEENS`
 """
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -270,6 +271,33 @@ class Interface(unittest.TestCase):
         self.assertEqual(lines, ["nqueens-mpi: OMP_NUM_THREADS='4294967296' is not a thread "
                                  "count: expected one integer from 1 to 4096 (try --help)"],
                          p.stderr)
+
+    def test_rank_bound_to_fewer_cpus_than_threads(self):
+        # Rank 1 alone bound to one CPU (mpiexec's colon form runs it under
+        # taskset): rank 0 warns, once, with rank 1's figures; every rank
+        # bound: the first, and how many more; none bound: nothing.
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2 or len(cpus) != os.cpu_count() or not shutil.which("taskset"):
+            self.skipTest("needs 2 or more CPUs, all allowed, and taskset")
+        args = [mpi_util.NQUEENS_MPI, "12", "-t", "2", "-q"]
+        one = ["taskset", "-c", str(cpus[0])]
+        cases = [
+            (mpi_cmd(1, *args[1:]) + [":", "-n", "1"] + one + args,
+             r"rank 1 runs 2 threads but may use only 1 of the machine's \d+ CPUs"),
+            (one + mpi_cmd(3, *args[1:]),
+             r"rank 0 \(and 2 more ranks alike\) runs 2 threads but may use only 1 of"),
+        ]
+        for cmd, who in cases:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=ENV)
+            self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+            lines = [l for l in p.stderr.splitlines() if "nqueens-mpi:" in l]
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertRegex(lines[0], r"^nqueens-mpi: warning: " + who)
+            self.assertIn("(mpiexec --bind-to none or --map-by slot:PE=2, "
+                          "srun --cpus-per-task=2) or use -t 1", lines[0])
+        p = run(2, *args[1:])
+        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
+        self.assertNotIn("warning", p.stderr)
 
     def test_help_and_version_once(self):
         p = run(2, "--help")

@@ -4,15 +4,12 @@
  * Linux only reads: /proc/meminfo, /proc/self/cgroup and the cgroup's
  * files.  Where none can be read, nothing is known and nothing is refused.
  */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/memory.h"
 
@@ -145,20 +142,6 @@ static available memory_available(void)
     from_meminfo(&a);
     from_cgroups(&a);
     return a;
-}
-
-int nq_cli_default_threads(int threads)
-{
-    if (threads > 0)
-        return threads;
-    const char *env = getenv("OMP_NUM_THREADS");
-    if (env && *env)
-        return atoi(env); /* checked by the parser: 1..NQ_MAX_THREADS */
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (int)online : 1;
 }
 
 /* Bytes as a short figure: "285.3 GB". */

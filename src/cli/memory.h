@@ -18,11 +18,6 @@
 
 #include "nqueens/nqueens.h"
 
-/* The thread count a count with settings.threads == threads will run on:
- * threads, else OMP_NUM_THREADS (already checked), else the cores this
- * process may use. */
-int nq_cli_default_threads(int threads);
-
 /*
  * Checks that a count of s->n with s->engine (auto resolved) on `threads`
  * threads fits in the memory available.  Returns 0, or, after one line on

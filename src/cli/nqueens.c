@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/console.h"
+#include "cli/cpus.h"
 #include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
@@ -59,11 +60,17 @@ static int run(int argc, char **argv)
         return 1;
     }
     /* Nor should a count start that runs out of memory on the way. */
-    const int memory = nq_cli_memory_check(
-        PROG, &opt.settings, nq_cli_default_threads(opt.settings.threads));
+    const int threads = nq_cli_default_threads(opt.settings.threads);
+    const int memory = nq_cli_memory_check(PROG, &opt.settings, threads);
     if (memory != 0) {
         free(typed);
         return memory;
+    }
+    const nq_cli_cpus cpus = nq_cli_cpus_now();
+    if (nq_cli_crowded(threads, cpus)) {
+        char remedy[64];
+        snprintf(remedy, sizeof remedy, "use -t %d or let it use more CPUs", cpus.usable);
+        nq_cli_warn_crowded(stderr, PROG, "this process", threads, cpus, remedy);
     }
     nq_cli_progress_view view;
     nq_cli_progress_setup(&opt, &view, PROG);

@@ -43,6 +43,7 @@
 #include "api/duration.h"
 #include "api/plan.h"
 #include "cli/console.h"
+#include "cli/cpus.h"
 #include "cli/memory.h"
 #include "cli/options.h"
 #include "cli/render.h"
@@ -72,6 +73,54 @@ typedef struct program {
     int argc;
     char **typed;               /* argv as typed, for the resume hint */
 } program;
+
+/* The first rank whose threads outnumber the CPUs it may use (cli/cpus.h),
+ * as rank 0 learns it: how many ranks are so, and that rank's figures. */
+typedef struct crowding {
+    int ranks; /* 0: none */
+    int rank, threads;
+    nq_cli_cpus cpus;
+} crowding;
+
+/* Every rank: sums the threads of all ranks into pg->total_threads and
+ * finds the first crowded rank (one allreduce when there is none). */
+static crowding crowding_of(program *pg)
+{
+    const nq_cli_cpus cpus = nq_cli_cpus_now();
+    const int mine[2] = {pg->threads, nq_cli_crowded(pg->threads, cpus)};
+    int all[2];
+    nq_mpi_allreduce_napping(mine, all, 2, MPI_INT, MPI_SUM);
+    pg->total_threads = all[0];
+    crowding c = {.ranks = all[1]};
+    if (c.ranks == 0)
+        return c;
+    const int candidate = mine[1] ? pg->rank : pg->ranks;
+    nq_mpi_allreduce_napping(&candidate, &c.rank, 1, MPI_INT, MPI_MIN);
+    int figures[3] = {pg->threads, cpus.usable, cpus.online};
+    nq_mpi_bcast_napping(figures, 3, MPI_INT, c.rank);
+    c.threads = figures[0];
+    c.cpus = (nq_cli_cpus){.usable = figures[1], .online = figures[2]};
+    return c;
+}
+
+/* Rank 0, before a count: the warning of cli/cpus.h for the first crowded
+ * rank, with what gives a rank its CPUs under mpiexec and srun. */
+static void warn_if_crowded(const crowding *c)
+{
+    if (c->ranks == 0)
+        return;
+    char who[96], remedy[160];
+    if (c->ranks > 1)
+        snprintf(who, sizeof who, "rank %d (and %d more rank%s alike)", c->rank, c->ranks - 1,
+                 c->ranks > 2 ? "s" : "");
+    else
+        snprintf(who, sizeof who, "rank %d", c->rank);
+    snprintf(remedy, sizeof remedy,
+             "give each rank a CPU per thread (mpiexec --bind-to none or --map-by "
+             "slot:PE=%d, srun --cpus-per-task=%d) or use -t %d",
+             c->threads, c->threads, c->cpus.usable);
+    nq_cli_warn_crowded(stderr, PROG, who, c->threads, c->cpus, remedy);
+}
 
 /* Rank 0: acts on anything but a count (help, version, bad input, a
  * listing).  Returns PLAN_RUN when there is a count to plan, else the exit
@@ -393,7 +442,7 @@ int main(int argc, char **argv)
     pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
     if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
         pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
-    nq_mpi_allreduce_napping(&pg.threads, &pg.total_threads, 1, MPI_INT, MPI_SUM);
+    crowding crowd = crowding_of(&pg);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;
 #ifdef _OPENMP
@@ -417,8 +466,10 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": the MPI library lacks MPI_THREAD_FUNNELED support\n");
             msg[NQ_MPI_PLAN_STATUS] = 1;
         }
-        if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN)
+        if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN) {
+            warn_if_crowded(&crowd);
             resolve_on_rank0(&pg, msg);
+        }
     }
     nq_mpi_bcast_napping(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0);
     if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN) {
