@@ -11,8 +11,9 @@
  * blocks are mapped fresh from the system, so pages the engine never
  * touches cost nothing: a mitm scratch holds tables for the widest keys
  * (tens of MiB) that small boards never reach, and calloc would clear all
- * of it whenever the allocator reuses freed memory.  Give it back with
- * nq_scratch_free and the same size. */
+ * of it whenever the allocator reuses freed memory.  The largest ask
+ * for huge pages where the system grants them on request (see scratch.c).
+ * Give it back with nq_scratch_free and the same size. */
 void *nq_scratch_alloc(size_t bytes);
 
 /* Frees what nq_scratch_alloc(bytes) returned (NULL does nothing). */
