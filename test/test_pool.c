@@ -6,18 +6,21 @@
  * test_count.c and test_mpi.py; this checks what they cannot see: every
  * chunk reported exactly once, skipped chunks left alone, and that a
  * stream which only lets chunks out as earlier ones finish never
- * deadlocks the task walker.
+ * deadlocks the task walker.  Also the scratch each thread gets: zeroed,
+ * and asking for huge pages exactly when it is large.
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "core/scratch.h"
 #include "reference/known.h"
 #include "run/pool.h"
 
@@ -213,12 +216,59 @@ static void test_stop_mid_run(void **state)
     nq_job_free(&job);
 }
 
+/* 1 when the mapping that holds `p` carries the kernel's flag for a
+ * huge-page request ("hg" among its VmFlags in /proc/self/smaps), 0 when
+ * it does not, -1 when no mapping holds it.  A mapping's first line is
+ * its address range; no field line parses as one. */
+static int huge_pages_asked(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    const uintptr_t at = (uintptr_t)p;
+    char line[512];
+    int inside = 0, asked = -1;
+    while (asked < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+            inside = lo <= at && at < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            asked = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+    return asked;
+}
+
+/* A scratch is zeroed and writable at both ends; from 256 MiB on (mitm's
+ * from N = 24) it asks for huge pages and below it does not, where the
+ * kernel has transparent huge pages at all. */
+static void test_scratch_pages(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {4096, (size_t)2 << 20, (size_t)64 << 20, (size_t)256 << 20};
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    const int kernel_has_thp = thp != NULL;
+    if (thp)
+        fclose(thp);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        unsigned char *p = nq_scratch_alloc(sizes[i]);
+        assert_non_null(p);
+        assert_int_equal(p[0], 0);
+        assert_int_equal(p[sizes[i] - 1], 0);
+        p[0] = p[sizes[i] - 1] = 0xa5;
+        if (kernel_has_thp && sizes[i] >= ((size_t)1 << 20))
+            assert_int_equal(huge_pages_asked(p), sizes[i] >= ((size_t)256 << 20));
+        nq_scratch_free(p, sizes[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_every_schedule),
         cmocka_unit_test(test_range_skips),
         cmocka_unit_test(test_stop_mid_run),
+        cmocka_unit_test(test_scratch_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
