@@ -40,7 +40,7 @@ int nq_cli_crowded(int threads, nq_cli_cpus cpus);
  * One warning line on `out`: prog, then `who` runs `threads` threads but
  * may use `cpus.usable` of the machine's `cpus.online` CPUs, then
  * `remedy` (what gives it its CPUs, or fewer threads).  `who` is a
- * subject such as "this process" or "rank 3 (1 of 2 ranks so bound)".
+ * subject such as "this process" or "rank 3 (and 2 more ranks alike)".
  */
 void nq_cli_warn_crowded(FILE *out, const char *prog, const char *who, int threads,
                          nq_cli_cpus cpus, const char *remedy);
