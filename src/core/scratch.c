@@ -38,7 +38,7 @@ void *nq_scratch_alloc(size_t bytes)
      * TLB entries and first-touch faults of 4 KiB ones
      * (docs/performance.md, "Huge pages").  Where transparent huge pages
      * are given only on request (mode `madvise`) this is the request; in
-     * mode `always` it changes nothing, and in `never` it is refused. */
+     * mode `always` it changes nothing, and in `never` none is given. */
     if (bytes >= NQ_SCRATCH_HUGE_MIN)
         (void)madvise(p, bytes, MADV_HUGEPAGE);
 #endif
