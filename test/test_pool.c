@@ -239,13 +239,13 @@ static int huge_pages_asked(const void *p)
     return asked;
 }
 
-/* A scratch is zeroed and writable at both ends; from 256 MiB on (mitm's
- * from N = 24) it asks for huge pages and below it does not, where the
- * kernel has transparent huge pages at all. */
+/* A scratch is zeroed and writable at both ends; from NQ_SCRATCH_HUGE_MIN
+ * on it asks for huge pages and below it does not, where the kernel has
+ * transparent huge pages at all (the 4 KiB one comes from the heap). */
 static void test_scratch_pages(void **state)
 {
     (void)state;
-    const size_t sizes[] = {4096, (size_t)2 << 20, (size_t)64 << 20, (size_t)256 << 20};
+    const size_t sizes[] = {4096, (size_t)2 << 20, NQ_SCRATCH_HUGE_MIN / 4, NQ_SCRATCH_HUGE_MIN};
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     const int kernel_has_thp = thp != NULL;
     if (thp)
@@ -256,8 +256,8 @@ static void test_scratch_pages(void **state)
         assert_int_equal(p[0], 0);
         assert_int_equal(p[sizes[i] - 1], 0);
         p[0] = p[sizes[i] - 1] = 0xa5;
-        if (kernel_has_thp && sizes[i] >= ((size_t)1 << 20))
-            assert_int_equal(huge_pages_asked(p), sizes[i] >= ((size_t)256 << 20));
+        if (kernel_has_thp && sizes[i] > 4096)
+            assert_int_equal(huge_pages_asked(p), sizes[i] >= NQ_SCRATCH_HUGE_MIN);
         nq_scratch_free(p, sizes[i]);
     }
 }

@@ -19,12 +19,6 @@
  * nothing next to what a solver with that much scratch does. */
 #define NQ_SCRATCH_MAP_MIN ((size_t)1 << 20)
 
-/* From this size on a mapped scratch asks for huge pages: mitm's from
- * N = 24 on (0.86 GiB and more a thread), where they were measured to pay.
- * Below it (tens of MiB up to N = 23) they showed no gain, and a sparse
- * scratch would be made resident 2 MiB at a time. */
-#define NQ_SCRATCH_HUGE_MIN ((size_t)256 << 20)
-
 void *nq_scratch_alloc(size_t bytes)
 {
     if (bytes < NQ_SCRATCH_MAP_MIN)
