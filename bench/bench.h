@@ -278,7 +278,8 @@ int bench_audit(const nq_settings *s, int units);
  * by sample: its joins solve one run of blocks in the whole number
  * nearest 1 / part, and the time of those blocks is scaled up.  Returns 0 or a
  * negative NQ_E* code (NQ_EUNSUPPORTED when part is asked of an engine
- * without joins). */
-int bench_project(const nq_settings *s, int samples, double limit, double part);
+ * without joins).  Unless quiet, a line on standard error before each
+ * doubling gives the projection so far. */
+int bench_project(const nq_settings *s, int samples, double limit, double part, int quiet);
 
 #endif /* NQ_BENCH_H */

@@ -51,7 +51,8 @@ static int each_job(const bench_options *o)
             int ret;
             if (o->mode == MODE_PROJECT) {
                 s.threads = o->threads.values[o->threads.count - 1];
-                ret = bench_project(&s, o->project, o->project_limit, o->project_part);
+                ret = bench_project(&s, o->project, o->project_limit, o->project_part,
+                                    o->quiet);
             } else if (o->mode == MODE_PROFILE || o->mode == MODE_AUDIT) {
                 s.threads = 0;
                 for (int i = 0; i < o->threads.count; i++)

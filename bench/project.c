@@ -199,7 +199,7 @@ static void stratified_mean(const double *seconds, uint64_t t, int strata, doubl
     free(at);
 }
 
-int bench_project(const nq_settings *s, int samples, double limit, double part)
+int bench_project(const nq_settings *s, int samples, double limit, double part, int quiet)
 {
     const double start = nq_now();
     /* A share of each unit: one join block in the nearest whole number. */
@@ -254,6 +254,15 @@ int bench_project(const nq_settings *s, int samples, double limit, double part)
             why = "at the time limit";
             break;
         }
+        /* A long projection (N = 28: half an hour on 2 threads) says where
+         * it stands before each doubling, so one stopped early still
+         * leaves a figure. */
+        if (!quiet)
+            fprintf(stderr,
+                    "nqueens-bench: project N=%d: %" PRIu64 " runs: %.4g core-hours (+- %.1f%%), "
+                    "%.0f s; timing %" PRIu64 " more\n",
+                    s->n, t, mean * (double)units / 3600, mean > 0 ? 100 * se / mean : 0.0,
+                    now - start, t);
     }
     for (int i = 0; runners && i < threads; i++)
         nq_solver_free(&runners[i].solver);

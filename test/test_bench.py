@@ -422,6 +422,19 @@ class Audit(unittest.TestCase):
         p = run("--project", "2", "-n", "12", "-e", "mitm", "-t", "1")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("core-hours", p.stdout)
+        # Before each doubling a line on stderr gives the projection so far
+        # (2, 4, ... runs), so a projection stopped early leaves a figure;
+        # -q keeps it quiet.
+        p = run("--project", "2", "-n", "16", "-e", "mitm", "-t", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        timed = int(re.search(r"units, (\d+) x 8 timed", p.stdout).group(1))
+        so_far = [int(m) for m in re.findall(r"project N=16: (\d+) runs: [\d.e+-]+ core-hours "
+                                              r"\(\+- [\d.]+%\), \d+ s; timing \d+ more",
+                                              p.stderr)]
+        self.assertEqual(so_far, [2 << i for i in range(timed.bit_length() - 2)], p.stderr)
+        q = run("--project", "2", "-n", "16", "-e", "mitm", "-t", "1", "-q")
+        self.assertEqual(q.returncode, 0, q.stderr)
+        self.assertNotIn("runs:", q.stderr)
         # With a time limit the runs may double past 16 x S; the line says
         # why they stopped.
         p = run("--project", "2", "--project-limit", "60", "-n", "12", "-e", "mitm", "-t", "1")
