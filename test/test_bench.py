@@ -428,7 +428,7 @@ class Audit(unittest.TestCase):
         p = run("--project", "2", "-n", "16", "-e", "mitm", "-t", "1")
         self.assertEqual(p.returncode, 0, p.stderr)
         timed = int(re.search(r"units, (\d+) x 8 timed", p.stdout).group(1))
-        so_far = [int(m) for m in re.findall(r"project N=16: (\d+) runs: [\d.e+-]+ core-hours "
+        so_far = [int(m) for m in re.findall(r"project mitm N=16: (\d+) runs: [\d.e+-]+ core-hours "
                                               r"\(\+- [\d.]+%\), \d+ s; timing \d+ more",
                                               p.stderr)]
         self.assertEqual(so_far, [2 << i for i in range(timed.bit_length() - 2)], p.stderr)
