@@ -262,8 +262,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
                     "nqueens-bench: project %s N=%d: %" PRIu64 " runs: %.4g core-hours "
                     "(+- %.1f%%), %.0f s; timing %" PRIu64 " more\n",
                     nq_engine_name(s->engine), s->n, t, mean * (double)units / 3600,
-                    mean > 0 ? 100 * se / mean : 0.0,
-                    now - start, t);
+                    mean > 0 ? 100 * se / mean : 0.0, now - start, t);
     }
     for (int i = 0; runners && i < threads; i++)
         nq_solver_free(&runners[i].solver);
