@@ -129,13 +129,15 @@ static void test_unit_weights(void **state)
         const uint64_t *predicted = n & 1 ? c.counts : c.weighted;
 
         nq_job *job = nq_test_mitm_job(n, 0, NULL);
+        nq_solver *solver;
+        assert_int_equal(nq_solver_create(&solver, job), 0);
         nq_u128 weighted = 0;
         int differ = 0;
         for (uint64_t u = 0; u < nq_job_units(job); u++) {
             nq_mitm_unit d;
             nq_counts got;
             assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
-            assert_int_equal(nq_job_solve_unit(job, u, &got), 0);
+            assert_int_equal(nq_solver_solve(solver, u, &got), 0);
             assert_true(d.weight >= 1 && d.weight <= 8);
             assert_true(d.a_first <= d.a_last);
             uint64_t want = 0;
@@ -158,6 +160,7 @@ static void test_unit_weights(void **state)
                      (unsigned long long)weighted, (unsigned long long)known_total[n]);
         if (!(n & 1) && n >= 8 && !differ)
             fail_msg("n=%d: no unit's v-sum differs from its solution count", n);
+        nq_solver_free(&solver);
         nq_job_free(&job);
         free(seen);
         free(c.weighted);
@@ -183,14 +186,23 @@ static void compare_ways(int n, mitm_knob knob, const char *way0, const char *wa
     }
     assert_true(nq_job_identity(job[0]) == nq_job_identity(job[1]));
     const uint64_t units = nq_job_units(job[0]);
+    /* One solver a job, as a count's thread keeps its scratch: a fresh
+     * one a unit (nq_job_solve_unit) would allocate and clear the join's
+     * tables thousands of times, most of this test's time under the
+     * sanitizers. */
+    nq_solver *solver[2];
+    for (int way = 0; way < 2; way++)
+        assert_int_equal(nq_solver_create(&solver[way], job[way]), 0);
     for (uint64_t u = 0; n <= 13 && u < units; u++) {
         nq_counts a, b;
-        assert_int_equal(nq_job_solve_unit(job[0], u, &a), 0);
-        assert_int_equal(nq_job_solve_unit(job[1], u, &b), 0);
+        assert_int_equal(nq_solver_solve(solver[0], u, &a), 0);
+        assert_int_equal(nq_solver_solve(solver[1], u, &b), 0);
         if (a.total != b.total)
             fail_msg("n=%d unit %llu: %llu %s, %llu %s", n, (unsigned long long)u,
                      (unsigned long long)a.total, way0, (unsigned long long)b.total, way1);
     }
+    for (int way = 0; way < 2; way++)
+        nq_solver_free(&solver[way]);
     for (int way = 0; n > 13 && way < 2; way++) {
         nq_counts sum = {0, 0};
         assert_int_equal(nq_job_solve(job[way], 0, units, 2, NULL, &sum), 0);
