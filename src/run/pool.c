@@ -46,6 +46,24 @@
 #include <omp.h>
 #endif
 
+/* ThreadSanitizer builds (gcc defines the first, clang answers the
+ * second): see share_as_tasks. */
+#if defined(__SANITIZE_THREAD__)
+#define NQ_POOL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NQ_POOL_TSAN 1
+#endif
+#endif
+#ifdef NQ_POOL_TSAN
+#include <sanitizer/tsan_interface.h>
+#define NQ_POOL_BLOCK_FREED(sync) __tsan_release(sync)
+#define NQ_POOL_BLOCK_REUSED(sync) __tsan_acquire(sync)
+#else
+#define NQ_POOL_BLOCK_FREED(sync) ((void)(sync))
+#define NQ_POOL_BLOCK_REUSED(sync) ((void)(sync))
+#endif
+
 /* Per-thread partial sum, padded so two threads never share a cache line. */
 typedef struct {
     nq_counts counts;
@@ -182,12 +200,16 @@ static int next_chunk(const nq_pool_run *run, uint64_t *next, uint64_t *chunk)
  * blocks, so nearly every chunk becomes a deferred task; only when a
  * large backlog waits does the walker run the next one itself.
  *
- * The count of waiting tasks is released by every task as it ends and
- * acquired by the walker before it makes the next: besides bounding the
- * backlog, that orders a finished task's reads of its data block before
- * the walker's writes into the same block, which the OpenMP runtime
- * recycles for a later task.  The runtime orders them too, but inside
- * itself, where ThreadSanitizer (with Archer) cannot see it. */
+ * The OpenMP runtime recycles a finished task's data block (its copies
+ * of c and defer) for a later task, and orders the old task's reads
+ * before the walker's writes into it inside itself, where
+ * ThreadSanitizer (with Archer) cannot see it.  The count of waiting
+ * tasks does not order them: the walker reads it before the runtime
+ * hands it the block, so it may read a count from before the old task
+ * ended, and TSan would report the write as a race with those reads.
+ * In TSan builds each task therefore marks its end and the walker each
+ * new task's start on one sync object, standing for the runtime's
+ * hand-off; other builds compile nothing for it. */
 static void share_as_tasks(workspace *ws, int threads)
 {
     const nq_pool_run *run = ws->run;
@@ -205,6 +227,7 @@ static void share_as_tasks(workspace *ws, int threads)
             const int defer = atomic_load_explicit(&waiting, memory_order_acquire) < max_waiting;
             if (defer)
                 atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
+            NQ_POOL_BLOCK_REUSED(&waiting);
 #ifdef _OPENMP
 #pragma omp task firstprivate(c, defer) if (defer)
 #endif
@@ -212,6 +235,7 @@ static void share_as_tasks(workspace *ws, int threads)
                 finish_chunk(ws, c);
                 if (defer)
                     atomic_fetch_sub_explicit(&waiting, 1, memory_order_release);
+                NQ_POOL_BLOCK_FREED(&waiting);
             }
         }
     }
