@@ -12,6 +12,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -296,12 +297,26 @@ class LostOutput(unittest.TestCase):
     """Whatever was asked, a result that cannot be written is a failure."""
     CASES = [["8"], ["8", "-q"], ["8", "--json"], ["6", "--solutions"], ["--help"], ["--version"]]
 
-    def assert_lost(self, args, stdout, preexec, reason):
-        p = subprocess.run([NQUEENS, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
-                           timeout=60, preexec_fn=preexec)
+    def assert_lost(self, args, stdout, preexec, reason, prefix=(), env=None):
+        p = subprocess.run([*prefix, NQUEENS, *args], stdout=stdout, stderr=subprocess.PIPE,
+                           text=True, timeout=60, preexec_fn=preexec, env=env)
         self.assertEqual(p.returncode, 1, f"{args}: {p.stderr!r}")
         self.assertEqual(p.stderr, f"nqueens: cannot write to standard output: {reason}\n",
                          args)
+
+    @unittest.skipUnless(shutil.which("stdbuf"), "needs stdbuf (coreutils)")
+    def test_unbuffered_stdout(self):
+        # Unbuffered or line-buffered, stdout fails inside printf, not at
+        # the flush: the reason is kept all the same (MPICH's MPI_Init
+        # makes nqueens-mpi's stdout unbuffered).  stdbuf preloads a
+        # library, which ASan would refuse ahead of its own.
+        env = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [
+            os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
+        for mode in ("-o0", "-oL"):
+            for args in self.CASES:
+                with self.subTest(mode=mode, args=args), open("/dev/full", "w") as full:
+                    self.assert_lost(args, full, None, "No space left on device",
+                                     ("stdbuf", mode), env)
 
     def test_full_disk(self):
         for args in self.CASES:
@@ -418,6 +433,16 @@ class OutputFile(unittest.TestCase):
                 self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
                 self.assertEqual(p.stderr,
                                  f"nqueens: cannot write the result to '{path}': {reason}\n")
+        # Written through an unbuffered stdout, the write fails inside
+        # printf: the reason is kept (see LostOutput.test_unbuffered_stdout).
+        if shutil.which("stdbuf"):
+            env = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [
+                os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
+            p = subprocess.run(["stdbuf", "-o0", NQUEENS, "10", "--output", "/dev/full"],
+                               capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+            self.assertEqual(p.stderr, "nqueens: cannot write the result to '/dev/full': "
+                             "No space left on device\n")
 
     def test_failed_write_leaves_the_old_result(self):
         # A file size limit makes the write fail after the count (the check

@@ -47,8 +47,8 @@ static int run(int argc, char **argv)
     if (action != NQ_CLI_RUN || opt.list) {
         free(typed);
         switch (action) {
-        case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); return 0;
-        case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); return 0;
+        case NQ_CLI_HELP: nq_cli_usage(stdout, PROG); nq_cli_stdout_ok(); return 0;
+        case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); nq_cli_stdout_ok(); return 0;
         case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
         default: return nq_cli_list(&opt, PROG);
         }

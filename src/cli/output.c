@@ -1,7 +1,7 @@
 /*
  * output.c - --output FILE (see output.h).
  *
- * The result is rendered by nq_cli_print_result(), the very code that
+ * The result is rendered by nq_cli_render_result(), the very code that
  * prints it on stdout, so FILE holds exactly what stdout would: for the
  * few lines of a result, descriptor 1 is pointed at the file meanwhile.
  */
@@ -107,9 +107,10 @@ static int render_into(int fd, const nq_cli_options *opt, const nq_result *r, in
         close(saved);
         return err;
     }
-    nq_cli_print_result(opt, r, ranks);
+    int err = nq_cli_render_result(opt, r, ranks);
     errno = 0;
-    int err = fflush(stdout) != 0 || ferror(stdout) ? (errno ? errno : EIO) : 0;
+    if (!err && (fflush(stdout) != 0 || ferror(stdout)))
+        err = errno ? errno : EIO;
     /* A failed flush drops what it could not write: nothing of the result
      * reaches the real stdout later, and its error is not stdout's. */
     clearerr(stdout);

@@ -19,9 +19,7 @@
  * buffer, so by the time stdout is closed the reason would be gone. */
 static int stdout_error;
 
-/* Whether everything written to stdout so far went out; remembers the
- * first failure's reason. */
-static int stdout_ok(void)
+int nq_cli_stdout_ok(void)
 {
     const int err = errno;
     if (fflush(stdout) == 0 && !ferror(stdout))
@@ -60,7 +58,7 @@ static int print_solution(const int *cols, int n, void *user)
         }
         putchar('\n');
     }
-    return ferror(stdout) && !stdout_ok();
+    return ferror(stdout) && !nq_cli_stdout_ok();
 }
 
 int nq_cli_list(const nq_cli_options *opt, const char *prog)
@@ -73,7 +71,7 @@ int nq_cli_list(const nq_cli_options *opt, const char *prog)
         return 1;
     }
     /* Flushed first: the count is only claimed once the solutions are out. */
-    if (stdout_ok() && !opt->quiet)
+    if (nq_cli_stdout_ok() && !opt->quiet)
         fprintf(stderr, "%" PRIu64 " solution%s listed\n", emitted, emitted == 1 ? "" : "s");
     return 0;
 }
@@ -130,18 +128,29 @@ static void print_text(const nq_cli_options *opt, const nq_result *r, int ranks)
     putchar('\n');
 }
 
-void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks)
+int nq_cli_render_result(const nq_cli_options *opt, const nq_result *r, int ranks)
 {
+    errno = 0;
     if (opt->json)
         print_json(opt, r, ranks);
     else
         print_text(opt, r, ranks);
+    /* An unbuffered or line-buffered stdout (stdbuf -o0, or MPICH's
+     * MPI_Init) fails inside printf, the reason in errno until a later
+     * call overwrites it; a buffered one fails at the flush instead. */
+    return ferror(stdout) ? (errno ? errno : EIO) : 0;
+}
+
+void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks)
+{
+    if (nq_cli_render_result(opt, r, ranks))
+        nq_cli_stdout_ok();
 }
 
 int nq_cli_close_stdout(const char *prog, int status)
 {
     errno = 0;
-    int failed = !stdout_ok();
+    int failed = !nq_cli_stdout_ok();
     if (fclose(stdout) != 0 && !failed) {
         failed = 1;
         stdout_error = errno;

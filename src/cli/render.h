@@ -18,6 +18,11 @@
  */
 void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks);
 
+/* Prints the result as nq_cli_print_result() does, to wherever stdout
+ * points now, without remembering a failure as stdout's.  Returns 0, or
+ * the errno value of a write that failed while printing (not flushed). */
+int nq_cli_render_result(const nq_cli_options *opt, const nq_result *r, int ranks);
+
 /*
  * Reports a failed count (nq_count() or planning) on stderr, one line:
  * the library's detail line when it gave one, else the error's text.
@@ -33,6 +38,13 @@ int nq_cli_report_failure(const char *prog, int ret, const char *detail);
  * exit status; a listing whose output fails stops at once (the failure is
  * reported by nq_cli_close_stdout). */
 int nq_cli_list(const nq_cli_options *opt, const char *prog);
+
+/* Whether everything written to stdout so far went out; remembers the
+ * first failure's reason for nq_cli_close_stdout().  Called right after
+ * printing, since where stdout is unbuffered or line-buffered (stdbuf -o0,
+ * or MPICH's MPI_Init) the write fails inside printf, its reason in errno
+ * only until a later call overwrites it. */
+int nq_cli_stdout_ok(void);
 
 /* Flushes and closes stdout.  When any write to it failed (a full disk, a
  * closed descriptor), says so on stderr in one line with the first failure's

@@ -131,8 +131,9 @@ static int act_on_rank0(int action, const char *err, program *pg)
     case NQ_CLI_HELP:
         nq_cli_usage(stdout, PROG);
         nq_cli_usage_mpi(stdout);
+        nq_cli_stdout_ok();
         return 0;
-    case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); return 0;
+    case NQ_CLI_VERSION: nq_cli_print_version(stdout, PROG); nq_cli_stdout_ok(); return 0;
     case NQ_CLI_BAD: nq_cli_report_bad(PROG, err); return NQ_CLI_EXIT_USAGE;
     default: break;
     }
