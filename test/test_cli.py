@@ -23,6 +23,11 @@ NQUEENS = None
 KNOWN = {1: 1, 4: 2, 5: 10, 6: 4, 8: 92, 10: 724, 12: 14200}
 
 
+# stdbuf preloads a library, which ASan would refuse ahead of its own.
+STDBUF_ENV = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [
+    os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
+
+
 def run(*args):
     return subprocess.run([NQUEENS, *args], capture_output=True, text=True, timeout=60)
 
@@ -309,14 +314,12 @@ class LostOutput(unittest.TestCase):
         # Unbuffered or line-buffered, stdout fails inside printf, not at
         # the flush: the reason is kept all the same (MPICH's MPI_Init
         # makes nqueens-mpi's stdout unbuffered).  stdbuf preloads a
-        # library, which ASan would refuse ahead of its own.
-        env = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [
-            os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
+        # library (STDBUF_ENV).
         for mode in ("-o0", "-oL"):
             for args in self.CASES:
                 with self.subTest(mode=mode, args=args), open("/dev/full", "w") as full:
                     self.assert_lost(args, full, None, "No space left on device",
-                                     ("stdbuf", mode), env)
+                                     ("stdbuf", mode), STDBUF_ENV)
 
     def test_full_disk(self):
         for args in self.CASES:
@@ -436,10 +439,8 @@ class OutputFile(unittest.TestCase):
         # Written through an unbuffered stdout, the write fails inside
         # printf: the reason is kept (see LostOutput.test_unbuffered_stdout).
         if shutil.which("stdbuf"):
-            env = dict(os.environ, ASAN_OPTIONS=":".join(filter(None, [
-                os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
             p = subprocess.run(["stdbuf", "-o0", NQUEENS, "10", "--output", "/dev/full"],
-                               capture_output=True, text=True, timeout=60, env=env)
+                               capture_output=True, text=True, timeout=60, env=STDBUF_ENV)
             self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
             self.assertEqual(p.stderr, "nqueens: cannot write the result to '/dev/full': "
                              "No space left on device\n")
