@@ -225,13 +225,10 @@ typedef struct early_plan {
 } early_plan;
 
 /* The number of ranks the launcher says it started (Open MPI's mpiexec,
- * a PMI launcher such as MPICH's Hydra, Slurm's srun: its step's tasks,
- * not the allocation's SLURM_NTASKS, which mpiexec inside a batch job may
- * not use up), or 1 (a singleton). */
+ * or a PMI launcher: MPICH's Hydra, Slurm's srun), or 1 (a singleton). */
 static int ranks_announced(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
-                                       "SLURM_STEP_NUM_TASKS"};
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);
         char *end;

@@ -11,9 +11,8 @@ so that a one-node cluster is up (SLURM_CONF set) while it runs.  Checks:
 * the README's Slurm script, taken from the README itself, submitted with
   the README's `sbatch nqueens.sbatch 17`, prints the known total;
 * ranks started by `srun --mpi=pmix` count what `mpiexec` counts, and the
-  known totals, for several N, engines, rank and thread counts, each
-  rank using the plan it made while `MPI_Init` ran; `mpiexec` inside an
-  allocation (`salloc`) runs on the ranks Slurm gave it;
+  known totals, for several N, engines, rank and thread counts; `mpiexec`
+  inside an allocation (`salloc`) runs on the ranks Slurm gave it;
 * `scancel --signal=TERM` (SIGTERM to the ranks alone): the job ends with
   exit code 143, its output says it was interrupted and how to resume, the
   journal holds every subproblem that was done (the resubmitted job resumes
@@ -239,16 +238,6 @@ class Slurm(unittest.TestCase):
             with self.subTest(n=n, engine=engine, ranks=ranks, threads=threads):
                 self.assertEqual(int(srun), int(mpiexec.stdout), (srun, mpiexec.stdout))
                 self.assertEqual(int(srun), KNOWN[n])
-
-    def test_srun_ranks_plan_ahead(self):
-        # srun announces its step's tasks (SLURM_STEP_NUM_TASKS): each rank
-        # planned the job while MPI_Init ran, and that plan was the job.
-        p = subprocess.run(["srun", "--mpi=pmix", "--overcommit", "--ntasks=2",
-                            "--cpus-per-task=1", NQUEENS_MPI, "12", "-t", "1", "-q"],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           env=dict(ENV, NQ_MPI_TRACE="1"), timeout=120)
-        self.assertEqual((p.returncode, p.stdout), (0, "14200\n"), p.stderr)
-        self.assertEqual(p.stderr.count(": planned (ahead)"), 2, p.stderr)
 
     def test_mpiexec_in_an_allocation(self):
         # Open MPI's mpiexec takes its slots from Slurm's environment.
