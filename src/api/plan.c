@@ -59,12 +59,6 @@ void nq_plan_resolve(const nq_settings *s, enum nq_engine *engine, int *split)
 int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
                  size_t size)
 {
-    return nq_plan_open_ahead(p, s, workers, processes, NULL, detail, size);
-}
-
-int nq_plan_open_ahead(nq_plan *p, const nq_settings *s, int workers, int processes,
-                       nq_plan_ahead *ahead, char *detail, size_t size)
-{
     memset(p, 0, sizeof *p);
     int ret = nq_check_settings(s, detail, size);
     if (ret < 0)
@@ -72,11 +66,9 @@ int nq_plan_open_ahead(nq_plan *p, const nq_settings *s, int workers, int proces
     enum nq_engine engine;
     int split;
     nq_plan_resolve(s, &engine, &split);
-    if (!nq_plan_ahead_take(ahead, s->n, engine, workers, split, s->memory, &p->job)) {
-        ret = nq_plan_job(&p->job, s->n, engine, workers, split, s->memory);
-        if (ret < 0)
-            return ret;
-    }
+    ret = nq_plan_job(&p->job, s->n, engine, workers, split, s->memory);
+    if (ret < 0)
+        return ret;
     p->verify = s->verify;
     const int durable = s->checkpoint_path || processes > 1;
     p->chunk_units = durable ? nq_plan_durable_chunk_units(p->job)
@@ -94,23 +86,6 @@ int nq_plan_open_ahead(nq_plan *p, const nq_settings *s, int workers, int proces
         }
     }
     return 0;
-}
-
-int nq_plan_ahead_take(nq_plan_ahead *ahead, int n, enum nq_engine engine, int workers,
-                       int split, uint64_t memory, nq_job **job)
-{
-    if (!ahead || !ahead->job)
-        return 0;
-    /* nq_plan_job() is deterministic: the same request, the same job. */
-    if (ahead->n != n || ahead->engine != engine || ahead->workers != workers ||
-        ahead->split != split || ahead->memory != memory) {
-        nq_job_free(&ahead->job); /* before the job asked for takes its memory */
-        return 0;
-    }
-    *job = ahead->job;
-    ahead->job = NULL;
-    ahead->taken = 1;
-    return 1;
 }
 
 void nq_plan_close(nq_plan *p)

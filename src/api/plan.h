@@ -48,31 +48,6 @@ typedef struct nq_plan {
 int nq_plan_open(nq_plan *p, const nq_settings *s, int workers, int processes, char *detail,
                  size_t size);
 
-/* A job planned ahead of time (nqueens-mpi: while MPI_Init runs, before
- * the rank count is known) and what it was planned for, by nq_plan_job()
- * with these arguments; job NULL when none was.  taken: 1 once the job
- * went to the plan it was made for. */
-typedef struct nq_plan_ahead {
-    nq_job *job;
-    int n, workers, split;
-    enum nq_engine engine;
-    uint64_t memory;
-    int taken;
-} nq_plan_ahead;
-
-/* nq_plan_open(), but with ahead->job as the plan, taken from *ahead, when
- * it was planned for the very request nq_plan_open() makes (ahead may be
- * NULL; see nq_plan_ahead_take()). */
-int nq_plan_open_ahead(nq_plan *p, const nq_settings *s, int workers, int processes,
-                       nq_plan_ahead *ahead, char *detail, size_t size);
-
-/* Moves ahead->job into *job and returns 1 when it was planned for exactly
- * this request (nq_plan_job()'s arguments); else frees it, so that the job
- * planned instead does not find its memory taken, and returns 0.  ahead may
- * be NULL, or hold no job (0). */
-int nq_plan_ahead_take(nq_plan_ahead *ahead, int n, enum nq_engine engine, int workers,
-                       int split, uint64_t memory, nq_job **job);
-
 /* The engine and split depth (NQ_SPLIT_AUTO: the engine's choice) that
  * nq_plan_open() would plan *s (checked) with, by the rules above.  Reads
  * the journal's header, when there is one, and changes nothing: so that

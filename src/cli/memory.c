@@ -158,22 +158,16 @@ static const char *human(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-int nq_cli_memory_fits(const nq_settings *s, int threads)
+int nq_cli_memory_check(const char *prog, const nq_settings *s, int threads)
 {
     const enum nq_engine engine =
         s->engine == NQ_ENGINE_AUTO ? nq_auto_engine(s->n, threads) : s->engine;
     if (engine != NQ_ENGINE_MITM)
-        return 1;
-    const size_t need = nq_mitm_memory_estimate_within(s->n, threads, s->memory);
-    return need == 0 || need <= memory_available().bytes;
-}
-
-int nq_cli_memory_check(const char *prog, const nq_settings *s, int threads)
-{
-    if (nq_cli_memory_fits(s, threads))
         return 0;
     const size_t need = nq_mitm_memory_estimate_within(s->n, threads, s->memory);
     const available a = memory_available();
+    if (need == 0 || need <= a.bytes)
+        return 0;
     char needed[32], have[32], advice[96];
     if (s->memory && nq_mitm_memory_estimate_within(s->n, threads, a.bytes) <= a.bytes) {
         /* Shorter batches fit: say so before taking threads away. */

@@ -26,7 +26,4 @@
  */
 int nq_cli_memory_check(const char *prog, const nq_settings *s, int threads);
 
-/* 1 when nq_cli_memory_check() would pass, else 0; prints nothing. */
-int nq_cli_memory_fits(const nq_settings *s, int threads);
-
 #endif /* NQ_CLI_MEMORY_H */

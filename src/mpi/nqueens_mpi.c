@@ -154,11 +154,11 @@ static int act_on_rank0(int action, const char *err, program *pg)
 /* Rank 0: plans the run for the threads of all ranks and opens its
  * journal, and fills the plan message.  Returns PLAN_RUN or an exit status
  * (after saying why). */
-static int plan_on_rank0(program *pg, nq_plan *plan, int64_t *msg, nq_plan_ahead *ahead)
+static int plan_on_rank0(program *pg, nq_plan *plan, int64_t *msg)
 {
     char detail[NQ_JOURNAL_DETAIL_MAX] = "";
-    int ret = nq_plan_open_ahead(plan, &pg->opt.settings, pg->total_threads, pg->ranks, ahead,
-                                 detail, sizeof detail);
+    int ret = nq_plan_open(plan, &pg->opt.settings, pg->total_threads, pg->ranks, detail,
+                           sizeof detail);
     if (ret < 0) {
         return nq_cli_report_failure(PROG, ret, detail);
     }
@@ -195,93 +195,13 @@ static void resolve_on_rank0(const program *pg, int64_t *msg)
  * all ranks' threads as rank 0 plans it (an automatic split depth comes
  * out the same), its OpenMP regions on this rank's own threads.  A failure
  * leaves no job, and same_job_everywhere() plans again. */
-static void plan_beside_rank0(const program *pg, const int64_t *msg, nq_plan *plan,
-                              nq_plan_ahead *ahead)
+static void plan_beside_rank0(const program *pg, const int64_t *msg, nq_plan *plan)
 {
     if (msg[NQ_MPI_PLAN_ENGINE] < 0)
         return;
-    const int n = (int)msg[NQ_MPI_PLAN_N], split = (int)msg[NQ_MPI_PLAN_SPLIT];
-    const enum nq_engine engine = (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE];
-    if (nq_plan_ahead_take(ahead, n, engine, pg->total_threads, split, pg->opt.settings.memory,
-                           &plan->job))
-        return;
-    if (nq_plan_job(&plan->job, n, engine, pg->total_threads, split,
-                    pg->opt.settings.memory) < 0)
+    if (nq_plan_job(&plan->job, (int)msg[NQ_MPI_PLAN_N], (enum nq_engine)msg[NQ_MPI_PLAN_ENGINE],
+                    pg->total_threads, (int)msg[NQ_MPI_PLAN_SPLIT], pg->opt.settings.memory) < 0)
         plan->job = NULL;
-}
-
-/* Planning ahead: while MPI_Init runs (a tenth of a second on one node,
- * more across many, and much of it waiting for the launcher), a thread of
- * the rank's own plans the job rank 0 is expected to plan, for the rank
- * count the launcher announces and this rank's thread count on every rank.
- * The plan is used only when it is the very job asked for later (same
- * nq_plan_job() arguments), else freed: a guess never changes a result. */
-typedef struct early_plan {
-    nq_plan_ahead ahead;
-    int threads; /* this rank's OpenMP threads, for planning's own regions */
-    pthread_t thread;
-    int started;
-    double seconds; /* how long the planning took */
-} early_plan;
-
-/* The number of ranks the launcher says it started (Open MPI's mpiexec,
- * or a PMI launcher: MPICH's Hydra, Slurm's srun), or 1 (a singleton). */
-static int ranks_announced(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        char *end;
-        const long ranks = v ? strtol(v, &end, 10) : 0;
-        if (v && *v && !*end && ranks >= 1 && ranks <= NQ_MAX_THREADS)
-            return (int)ranks;
-    }
-    return 1;
-}
-
-static void *plan_early_thread(void *arg)
-{
-    early_plan *e = arg;
-#ifdef _OPENMP
-    omp_set_num_threads(e->threads);
-#endif
-    const double start = nq_now();
-    nq_plan_ahead *a = &e->ahead;
-    if (nq_plan_job(&a->job, a->n, a->engine, a->workers, a->split, a->memory) < 0)
-        a->job = NULL;
-    e->seconds = nq_now() - start;
-    return NULL;
-}
-
-/* Before MPI_Init: starts planning ahead for a count that passes the
- * checks rank 0 makes first (settings, memory); anything else plans
- * nothing. */
-static void plan_early(const program *pg, int action, early_plan *e)
-{
-    memset(e, 0, sizeof *e);
-    const nq_settings *s = &pg->opt.settings;
-    const int workers = pg->threads * ranks_announced();
-    if (action != NQ_CLI_RUN || pg->opt.list || nq_check_settings(s, NULL, 0) < 0 ||
-        workers > NQ_MAX_THREADS || !nq_cli_memory_fits(s, pg->threads))
-        return;
-    e->threads = pg->threads;
-    e->ahead.n = s->n;
-    e->ahead.workers = workers;
-    e->ahead.memory = s->memory;
-    nq_plan_resolve(s, &e->ahead.engine, &e->ahead.split);
-    e->started = pthread_create(&e->thread, NULL, plan_early_thread, e) == 0;
-}
-
-/* Waits for the planning ahead to end (it cannot be stopped: as long as
- * planning after MPI_Init would have taken); its job, if any, stays in
- * e->ahead for nq_plan_ahead_take(). */
-static void plan_early_join(early_plan *e)
-{
-    if (!e->started)
-        return;
-    pthread_join(e->thread, NULL);
-    e->started = 0;
-    nq_mpi_trace("planned ahead (%.3f s%s)", e->seconds, e->ahead.job ? "" : ", failed");
 }
 
 /* 1 when *plan is rank 0's job (same identity and unit count). */
@@ -495,29 +415,10 @@ int main(int argc, char **argv)
     nq_cli_install_signal_handlers(1);
     nq_mpi_trace_init(-1);
     nq_mpi_trace("process started (pid %ld)", (long)getpid());
-    program pg = {.argc = argc};
-    /* getopt_long permutes argv; the resume hint repeats it as typed. */
-    pg.typed = malloc(((size_t)argc + 1) * sizeof *pg.typed);
-    if (!pg.typed) {
-        fputs(PROG ": out of memory\n", stderr);
-        return 1;
-    }
-    memcpy(pg.typed, argv, ((size_t)argc + 1) * sizeof *pg.typed);
-
-    /* Every rank parses (threads are per rank); rank 0's reading decides.
-     * Before MPI_Init, so that the job can be planned while it runs. */
-    char err[256] = "";
-    int action = nq_cli_parse_mpi(argc, argv, &pg.opt, err, sizeof err);
-    pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
-    if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
-        pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
-    early_plan early;
-    plan_early(&pg, action, &early);
-
     const int shared_memory = nq_mpi_choose_transport();
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    pg.start = MPI_Wtime();
+    program pg = {.argc = argc, .start = MPI_Wtime()};
     MPI_Comm_rank(MPI_COMM_WORLD, &pg.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pg.ranks);
     nq_mpi_trace_init(pg.rank);
@@ -527,6 +428,21 @@ int main(int argc, char **argv)
                  quickened ? ", launcher channel without delay" : "");
     if (pg.rank == 0)
         nq_cli_install_signal_handlers(0);
+
+    /* getopt_long permutes argv; the resume hint repeats it as typed. */
+    pg.typed = malloc(((size_t)argc + 1) * sizeof *pg.typed);
+    if (!pg.typed) {
+        fputs(PROG ": out of memory\n", stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memcpy(pg.typed, argv, ((size_t)argc + 1) * sizeof *pg.typed);
+
+    /* Every rank parses (threads are per rank); rank 0's reading decides. */
+    char err[256] = "";
+    int action = nq_cli_parse_mpi(argc, argv, &pg.opt, err, sizeof err);
+    pg.threads = nq_resolve_threads(action == NQ_CLI_RUN ? pg.opt.settings.threads : 0);
+    if (pg.threads < 1 || pg.threads > NQ_MAX_THREADS)
+        pg.threads = 1; /* a bad OMP_NUM_THREADS: the parse refused it, rank 0 says so */
     crowding crowd = crowding_of(&pg);
     if (pg.total_threads > NQ_MAX_THREADS)
         pg.total_threads = NQ_MAX_THREADS;
@@ -557,13 +473,12 @@ int main(int argc, char **argv)
         }
     }
     nq_mpi_bcast_napping(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0);
-    plan_early_join(&early);
     if (msg[NQ_MPI_PLAN_STATUS] == PLAN_RUN) {
         if (pg.rank == 0)
-            msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg, &early.ahead);
+            msg[NQ_MPI_PLAN_STATUS] = plan_on_rank0(&pg, &plan, msg);
         else
-            plan_beside_rank0(&pg, msg, &plan, &early.ahead);
-        nq_mpi_trace(early.ahead.taken ? "planned (ahead)" : "planned");
+            plan_beside_rank0(&pg, msg, &plan);
+        nq_mpi_trace("planned");
         nq_mpi_bcast_napping(msg, NQ_MPI_PLAN_FIELDS_, MPI_INT64_T, 0);
         nq_mpi_trace("plan broadcast");
     }
@@ -590,7 +505,6 @@ int main(int argc, char **argv)
     if (pg.rank != 0)
         nq_mpi_trace("work done");
     nq_plan_close(&plan);
-    nq_job_free(&early.ahead.job); /* planned, but nothing was */
     free(pg.typed);
     /* The result is out before the end of the job, which a stalled rank
      * may cut short; a rank that rank 0 stopped (its journal failed, say)
