@@ -194,8 +194,8 @@ class Totals(unittest.TestCase):
     def test_known_totals_every_combination(self):
         # Every combination counts N=8, 11 and 14; two of them the whole
         # table.  (About 26 launches: mpiexec start-up dominates the time.)
-        # Leaks are checked on N=8, once a combination: the larger boards
-        # take the same paths.
+        # Leaks are checked on N=8, once a combination (the rank and thread
+        # paths); each engine's are checked in test_engines_and_split.
         seen = {}
         for ranks in (1, 2, 3):
             for threads in (1, 2):
