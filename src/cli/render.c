@@ -143,8 +143,9 @@ int nq_cli_render_result(const nq_cli_options *opt, const nq_result *r, int rank
 
 void nq_cli_print_result(const nq_cli_options *opt, const nq_result *r, int ranks)
 {
-    if (nq_cli_render_result(opt, r, ranks))
-        nq_cli_stdout_ok();
+    const int err = nq_cli_render_result(opt, r, ranks);
+    if (err && !stdout_error)
+        stdout_error = err;
 }
 
 int nq_cli_close_stdout(const char *prog, int status)
