@@ -13,10 +13,8 @@ from test_mpi.py's jobs that go as planned; both start the programs
 through mpi_util.py.
 
 Run by meson as `python3 test_mpi_recovery.py PATH_TO_NQUEENS_MPI
-PATH_TO_NQUEENS CLASS...` (declared only when MPI was found at configure
-time), in three tests: 'mpi-recovery' (Failures, Signals and Checkpoint,
-beside other tests), 'mpi-stalls' (Stalls, alone: see test/meson.build) and
-the slow 'mpi-signals' (SignalLoop); SKIP without mpiexec.
+PATH_TO_NQUEENS` (declared only when MPI was found at configure time);
+SKIP without mpiexec.
 """
 import json
 import os
