@@ -35,7 +35,6 @@ ENV.pop("NQ_TEST_FAULT", None)
 _SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openmpi-lsan.supp")
 ENV["LSAN_OPTIONS"] = ":".join(filter(None, [ENV.get("LSAN_OPTIONS"), f"suppressions={_SUPP}"]))
 ENV["ASAN_OPTIONS"] = ":".join(filter(None, [ENV.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
-ENV["OMPI_MCA_mca_base_component_disable_dlclose"] = "1"
 
 
 def nqueens(*args, fault=None, timeout=120):

@@ -3,15 +3,13 @@
 nqueens-mpi started without mpiexec is an MPI singleton: Open MPI wants
 the run-as-root permission when root, and under ASan its never-freed
 allocations are suppressed (../openmpi-lsan.supp), as in mpi_util.py:
-unwinding slowly and keeping its plugins loaded lets LeakSanitizer see
-which library a leak came from.
+unwinding slowly lets LeakSanitizer see which library a leak came from.
 """
 import os
 import subprocess
 
 _SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "openmpi-lsan.supp")
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_mca_base_component_disable_dlclose="1")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 ENV["LSAN_OPTIONS"] = ":".join(filter(None, [ENV.get("LSAN_OPTIONS"), f"suppressions={_SUPP}"]))
 ENV["ASAN_OPTIONS"] = ":".join(filter(None, [ENV.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
 
