@@ -5,11 +5,11 @@ go as planned.
 Every combination of ranks and threads counts the known totals with every
 engine and schedule; bad input, --help and lost output are reported once,
 by rank 0; the start-up asks Open MPI for shared memory on one node
-(Transport) and NQ_MPI_TRACE shows each rank's phases (Trace);
-bench/mpi_overhead.sh runs whole (OverheadScript, slow suite only).  What
-happens when a rank is killed, stopped or signalled, and journals resumed
-across front ends, is in test_mpi_recovery.py; how both start the programs
-is in mpi_util.py.
+(Transport), NQ_MPI_TRACE shows each rank's phases (Trace) and a crash in
+MPI_Finalize leaves the job's status (Ending); bench/mpi_overhead.sh runs
+whole (OverheadScript, slow suite only).  What happens when a rank is
+killed, stopped or signalled, and journals resumed across front ends, is in
+test_mpi_recovery.py; how both start the programs is in mpi_util.py.
 
 Run by meson as `python3 test_mpi.py PATH_TO_NQUEENS_MPI PATH_TO_NQUEENS`
 (declared only when MPI was found at configure time); SKIP without mpiexec.
@@ -251,6 +251,31 @@ class Totals(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("14200 solutions", p.stdout)
         self.assertIn("on 1 rank", p.stdout)
+
+
+HOOKS = os.environ.get("NQ_TEST_HOOKS") == "1"
+
+
+class Ending(unittest.TestCase):
+    """Open MPI 4.1.4 can die on a segfault in MPI_Finalize after the job
+    has ended (closing.c): the rank then leaves with the job's status and
+    one line on stderr.  The test-only fault crashes the last rank once
+    its MPI_Finalize is through."""
+
+    @unittest.skipUnless(HOOKS, "the build has no fault hook (configure with -Dtest_hooks=enabled)")
+    def test_crash_in_finalize(self):
+        env = dict(mpi_util.UNCHECKED_ENV, NQ_TEST_FAULT="finalize")
+        line = "nqueens-mpi: Open MPI crashed in MPI_Finalize after the job ended"
+        for ranks in (1, 2):
+            with self.subTest(ranks=ranks):
+                p = subprocess.run(mpi_cmd(ranks, "10", "-t", "1", "-q"), capture_output=True,
+                                   text=True, timeout=60, env=env)
+                self.assertEqual((p.returncode, p.stdout), (0, "724\n"), p.stderr)
+                self.assertEqual(p.stderr.count(line), 1, p.stderr)
+        p = subprocess.run(mpi_cmd(2, "10", "--schedule", "fastest"), capture_output=True,
+                           text=True, timeout=60, env=env)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertEqual(p.stderr.count(line), 1, p.stderr)
 
 
 class Interface(unittest.TestCase):

@@ -27,7 +27,9 @@
  * with a timeout > 0, if the end takes longer than `timeout` seconds (a
  * rank stopped or hung after its last word), says so on stderr and exits
  * the process with `status`, or NQ_MPI_EXIT_COMPLETE_WITHOUT_A_RANK for 0;
- * stdout must be flushed before.  Returns this rank's exit status.
+ * stdout must be flushed before.  A segfault inside MPI_Finalize (an Open
+ * MPI 4.1 bug) ends the process with this rank's exit status and a line
+ * on stderr.  Returns this rank's exit status.
  */
 int nq_mpi_close_job(int meet, double timeout, int status);
 
