@@ -23,6 +23,8 @@ from proc_util import descendants
 NQUEENS_MPI = None
 NQUEENS = None
 MPIEXEC = shutil.which("mpiexec")
+# Whether the build has the test-only faults (NQ_TEST_FAULT), as meson says.
+HOOKS = os.environ.get("NQ_TEST_HOOKS") == "1"
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")

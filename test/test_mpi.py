@@ -253,16 +253,13 @@ class Totals(unittest.TestCase):
         self.assertIn("on 1 rank", p.stdout)
 
 
-HOOKS = os.environ.get("NQ_TEST_HOOKS") == "1"
-
-
 class Ending(unittest.TestCase):
     """Open MPI 4.1.4 can die on a segfault in MPI_Finalize after the job
     has ended (closing.c): the rank then leaves with the job's status and
     one line on stderr.  The test-only fault crashes the last rank once
     its MPI_Finalize is through."""
 
-    @unittest.skipUnless(HOOKS, "the build has no fault hook (configure with -Dtest_hooks=enabled)")
+    @unittest.skipUnless(mpi_util.HOOKS, "the build has no fault hook (configure with -Dtest_hooks=enabled)")
     def test_crash_in_finalize(self):
         env = dict(mpi_util.UNCHECKED_ENV, NQ_TEST_FAULT="finalize")
         line = "nqueens-mpi: Open MPI crashed in MPI_Finalize after the job ended"
