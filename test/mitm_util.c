@@ -130,7 +130,7 @@ double nq_test_unit_cost(nq_job *job, int n, uint64_t u)
     assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
     if (!(n & 1) && h > NQ_MITM_STORE_MAX_H) {
         const uint32_t west = ((UINT32_C(1) << 2 * h) - 1) & ~d.east;
-        const double cost = nq_mitm_unit_cost(job, model_half_boards(h, d.east),
+        const double cost = nq_mitm_unit_cost(job, d.east, model_half_boards(h, d.east),
                                               model_half_boards(h, west));
         return cost * cost; /* the hook squares the model's prices */
     }
@@ -142,7 +142,7 @@ double nq_test_unit_cost(nq_job *job, int n, uint64_t u)
     uint64_t e = 0;
     for (int a = d.a_first; a <= d.a_last; a++)
         e += side_bound(h, d.east & hm, d.east >> h, a ? hm & ~(UINT32_C(1) << (a - 1)) : hm);
-    return nq_mitm_unit_cost(job, (double)e, (double)w);
+    return nq_mitm_unit_cost(job, d.east, (double)e, (double)w);
 }
 
 uint64_t nq_test_random(uint64_t *x)

@@ -50,11 +50,11 @@ static void test_totals(void **state)
 }
 
 /* Solutions classified by the (a, b, E) of a unit, counted in flat arrays:
- * plainly, and with the main-diagonal weight v that even N counts. */
+ * plainly, and with the rank weight c that even N counts. */
 typedef struct classifier {
     int n, h;
     uint64_t *counts;   /* index ((a + h) * (2h + 1) + (b + h)) << 2h | E */
-    uint64_t *weighted; /* the same, each solution counted v times */
+    uint64_t *weighted; /* the same, each solution counted c times */
 } classifier;
 
 static size_t class_index(const classifier *c, int a, int b, uint32_t east)
@@ -63,20 +63,34 @@ static size_t class_index(const classifier *c, int a, int b, uint32_t east)
     return (((size_t)(a + c->h) * side + (size_t)(b + c->h)) << (2 * c->h)) | east;
 }
 
-/* v of mitm.c, from the definition: with queens on both main
- * diagonals (row = column, row + column = N - 1), 2 when they stand on
- * the same side of the middle and 0 when on opposite sides; else 1. */
-static uint64_t main_diagonal_weight(const int *cols, int n)
+/* rank(x) of nqueens.h (nq_mitm_unit) for a set of h bits, taking x's
+ * bits in reverse order when `reversed`. */
+static uint32_t set_rank(uint32_t x, int h, int reversed)
 {
-    int queens = 0, east = 0;
-    for (int r = 0; r < n; r++)
-        if (cols[r] == r || cols[r] == n - 1 - r) {
-            queens++;
-            east += cols[r] >= n / 2;
-        }
-    if (queens < 2)
-        return 1;
-    return east == 1 ? 0 : 2;
+    uint32_t y = 0;
+    for (int i = 0; i < h; i++)
+        y |= (x >> i & 1) << (reversed ? h - 1 - i : i);
+    const uint32_t complement = y ^ ((UINT32_C(1) << h) - 1);
+    return y < complement ? y : complement;
+}
+
+/* c of nqueens.h, from the definition, for a solution of even n in unit
+ * E = east. */
+static uint64_t rank_weight(const int *cols, int n, uint32_t east)
+{
+    const int h = n / 2;
+    const uint32_t low = (UINT32_C(1) << h) - 1;
+    const uint32_t north = set_rank(east & low, h, 0), south = set_rank(east >> h, h, 1);
+    const uint32_t floor = north < south ? north : south;
+    uint32_t north_east = 0, north_west = 0;
+    for (int r = 0; r < h; r++)
+        if (cols[r] >= h)
+            north_east |= UINT32_C(1) << (cols[r] - h);
+        else
+            north_west |= UINT32_C(1) << cols[r];
+    const uint32_t a = set_rank(north_east, h, 1), b = set_rank(north_west, h, 0);
+    const uint32_t least = a < b ? a : b;
+    return least > floor ? 2 : least == floor ? 1 : 0;
 }
 
 /* Classifies one solution exactly as mitm.h defines a unit. */
@@ -98,17 +112,17 @@ static int classify(const int *cols, int n, void *user)
     }
     const size_t k = class_index(c, a, b, east);
     c->counts[k]++;
-    c->weighted[k] += main_diagonal_weight(cols, n);
+    c->weighted[k] += n & 1 ? 1 : rank_weight(cols, n, east);
     return 0;
 }
 
 /*
  * For N = 4..13: each unit's count is its weight times what its class of
  * the listing predicts -- the number of solutions for odd N, their sum of
- * v for even N -- no class is solved twice, and weight times prediction
+ * c for even N -- no class is solved twice, and weight times prediction
  * summed over the units is the whole total, so the weights account for
  * every solution exactly once.  For even N from 8 on, some classes must
- * have a v-sum unlike their solution count, or the test would not tell
+ * have a c-sum unlike their solution count, or the test would not tell
  * the two apart.
  */
 static void test_unit_weights(void **state)
@@ -159,7 +173,7 @@ static void test_unit_weights(void **state)
             fail_msg("n=%d: weights cover %llu solutions, not %llu", n,
                      (unsigned long long)weighted, (unsigned long long)known_total[n]);
         if (!(n & 1) && n >= 8 && !differ)
-            fail_msg("n=%d: no unit's v-sum differs from its solution count", n);
+            fail_msg("n=%d: no unit's c-sum differs from its solution count", n);
         nq_solver_free(&solver);
         nq_job_free(&job);
         free(seen);
@@ -440,8 +454,9 @@ static void test_model_costs(void **state)
             assert_int_equal(nq_mitm_describe_unit(job, u, &d), 0);
             /* The west side's halves are those of the same rows on the
              * east columns, shifted. */
-            counted[u] = nq_mitm_unit_cost(job, (double)nq_test_half_boards(n, d.east),
-                                           (double)nq_test_half_boards(n, rows & ~d.east));
+            counted[u] =
+                nq_mitm_unit_cost(job, d.east, (double)nq_test_half_boards(n, d.east),
+                                  (double)nq_test_half_boards(n, rows & ~d.east));
             assert_true(model[u] > 0);
         }
         uint64_t same = 0, ordered = 0, seed = 12345;

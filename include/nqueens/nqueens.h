@@ -509,9 +509,13 @@ NQ_API void nq_solver_free(nq_solver **solver);
  * column m + a, for every a in a_first .. a_last; a = b = 0 is one queen in
  * the centre; for even n all three are 0.  The unit's count is weight
  * times the sum, over those solutions, of 1 for odd n, and for even n of
- * v: 1 when at most one queen stands on the two main diagonals, else 2
- * when those two queens stand in the same half (both columns below h or
- * both from h), 0 when in different halves.
+ * c: with rank(X) = min(X, X ^ (2^h - 1)) for a set X of h bits and rev(X)
+ * X's h bits reversed, the unit's floor is min(rank(P), rank(rev(Q))) for
+ * P = east's low h bits and Q = its high h bits; a solution's a is
+ * rank(rev(NE)) and b is rank(NW), where NE holds bit c - h for each queen
+ * of rows 0 .. h - 1 in a column c >= h and NW bit c for each one in a
+ * column c < h; c is 2 when min(a, b) exceeds the floor, 1 when it equals
+ * it, 0 when it is below.
  */
 typedef struct nq_mitm_unit {
     int a_first, a_last, b;

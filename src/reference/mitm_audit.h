@@ -7,7 +7,7 @@
  * row its half of the board (east or west, by the unit's east set), the
  * middle row and the middle column's row (odd n) their one column -- and
  * each solution found adds its weight as nqueens.h defines nq_mitm_unit:
- * the unit's weight, times v for even n.  Rows are not taken top to
+ * the unit's weight, times c for even n.  Rows are not taken top to
  * bottom but fail first, the textbook refinement: at each step the row
  * left with the fewest free columns, and none when one has none.  A row
  * restricted to its half of the board runs out of columns far sooner
@@ -26,23 +26,43 @@ typedef struct audit_search {
     int n;
     uint32_t allowed[32]; /* per row, the columns it may use */
     int col[32];          /* the column of each row's queen so far */
-    int weight_v;         /* even n: weight each solution by v */
-    uint64_t sum;         /* solutions found, each counted 1 or v */
+    int weight_c;         /* even n: weight each solution by c */
+    uint32_t floor;       /* even n: the unit's floor (nqueens.h) */
+    uint64_t sum;         /* solutions found, each counted 1 or c */
 } audit_search;
 
-/* v of nqueens.h for the solution in col[]: queens on the main diagonal
- * (row = column) and the anti-diagonal (row + column = n - 1). */
-static inline uint64_t audit_main_diagonal_weight(const audit_search *a)
+/* rank(x) of nqueens.h: x or its complement in h bits, the smaller. */
+static inline uint32_t audit_rank(uint32_t x, int h)
 {
-    int queens = 0, east = 0;
-    for (int r = 0; r < a->n; r++)
-        if (a->col[r] == r || a->col[r] == a->n - 1 - r) {
-            queens++;
-            east += a->col[r] >= a->n / 2;
-        }
-    if (queens < 2)
-        return 1;
-    return east == 1 ? 0 : 2;
+    const uint32_t other = ~x & ((UINT32_C(1) << h) - 1);
+    return x < other ? x : other;
+}
+
+/* rev(x) of nqueens.h: x's h bits in reverse order. */
+static inline uint32_t audit_reverse(uint32_t x, int h)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < h; i++)
+        if (x >> i & 1)
+            r |= UINT32_C(1) << (h - 1 - i);
+    return r;
+}
+
+/* c of nqueens.h for the solution in col[], n even. */
+static inline uint64_t audit_rank_weight(const audit_search *a)
+{
+    const int h = a->n / 2;
+    uint32_t north_east = 0, north_west = 0;
+    for (int r = 0; r < h; r++) {
+        if (a->col[r] >= h)
+            north_east |= UINT32_C(1) << (a->col[r] - h);
+        else
+            north_west |= UINT32_C(1) << a->col[r];
+    }
+    const uint32_t ra = audit_rank(audit_reverse(north_east, h), h);
+    const uint32_t rb = audit_rank(north_west, h);
+    const uint32_t low = ra < rb ? ra : rb;
+    return low > a->floor ? 2 : low == a->floor ? 1 : 0;
 }
 
 /* Places queens on the rows of `rows` (those still empty): cols holds the
@@ -54,7 +74,7 @@ static inline void audit_place(audit_search *a, uint32_t rows, uint32_t cols, ui
                                uint64_t diffs)
 {
     if (!rows) {
-        a->sum += a->weight_v ? audit_main_diagonal_weight(a) : 1;
+        a->sum += a->weight_c ? audit_rank_weight(a) : 1;
         return;
     }
     int row = -1, fewest = 33;
@@ -89,7 +109,10 @@ static inline nq_u128 audit_unit_count(int n, const nq_mitm_unit *u)
     const uint32_t west = (UINT32_C(1) << h) - 1, east = west << (n - h);
     nq_u128 total = 0;
     for (int a = u->a_first; a <= u->a_last; a++) {
-        audit_search s = {.n = n, .weight_v = !(n & 1)};
+        const uint32_t low = (UINT32_C(1) << h) - 1;
+        const uint32_t north = audit_rank(u->east & low, h);
+        const uint32_t south = audit_rank(audit_reverse(u->east >> h & low, h), h);
+        audit_search s = {.n = n, .weight_c = !(n & 1), .floor = north < south ? north : south};
         for (int i = 0; i < h; i++) {
             s.allowed[i] = u->east >> i & 1 ? east : west;              /* north row i */
             s.allowed[n - h + i] = u->east >> (h + i) & 1 ? east : west; /* south row */

@@ -107,4 +107,6 @@ void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,
     it->cols = (UINT32_C(1) << it->k) - 1;
     it->next_i = 0;
     it->done = 0;
+    it->ranked = it->rank_reversed = 0;
+    it->floor = 0;
 }

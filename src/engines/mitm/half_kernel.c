@@ -64,7 +64,9 @@ size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64
     for (;; cols = nq_next_same_popcount(cols), next_i = 0) {
         /* A set with a column a pre-placed queen holds has no half-board. */
         const uint32_t south_cols = avail & ~cols;
-        const size_t ns = cols & ~avail ? 0 : south_size[south_cols];
+        const int kept = nq_mitm_cols_kept(it, cols, p->h);
+        const size_t ns = cols & ~avail || kept < 0 ? 0 : south_size[south_cols];
+        const uint64_t set_or = kept > 0 ? sig_or | NQ_MITM_TIE_BIT : sig_or;
         const size_t nn = ns ? north_size[cols] : 0;
         if (next_i < nn) {
             const uint64_t *scw = south_cw + south_first[south_cols];
@@ -77,7 +79,7 @@ size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64
                  * and fill whole vectors with north placements inside. */
                 for (size_t j = 0; j < ns; j++)
                     if (!(ssig[j] & avoid))
-                        count += pair_group(scw[j], ssig[j] | sig_or, ncw, nsig, nn, avoid,
+                        count += pair_group(scw[j], ssig[j] | set_or, ncw, nsig, nn, avoid,
                                             out + count);
             } else {
                 /* The north placements whose pairs surely fit: at most ns
@@ -86,7 +88,7 @@ size_t NQ_KERNEL_FN(nq_mitm_half_next)(const mitm_plan *p, half_iter *it, uint64
                 const size_t end = (nn - next_i) * ns <= room ? nn : next_i + room / ns;
                 for (size_t i = next_i; i < end; i++)
                     if (!(nsig[i] & avoid))
-                        count += pair_group(ncw[i], nsig[i] | sig_or, scw, ssig, ns, avoid,
+                        count += pair_group(ncw[i], nsig[i] | set_or, scw, ssig, ns, avoid,
                                             out + count);
                 if (end < nn) { /* full: resume at the first north placement left */
                     it->cols = cols;

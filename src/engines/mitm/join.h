@@ -45,9 +45,10 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
 
 /*
  * Sorted lists (below) are sorted by class and key: a member's class is how
- * many of two "class bits" it has (0, 1 or 2; the engine's two main
- * diagonals), and its key is the value of a few chosen "key bits" (the bits
- * most pairs of the two lists share).  Two members whose keys share a bit
+ * many of at most two "class bits" it has (0, 1 or 2; the engine uses one,
+ * its mark of an even board's halves at the unit's floor), and its key is
+ * the value of a few chosen "key bits" (the bits most pairs of the two
+ * lists share).  Two members whose keys share a bit
  * cannot match, so the join skips whole runs of the other list per block
  * (see join.c).  The key is 0 to NQ_JOIN_KEY_BITS_MAX bits wide, chosen per
  * join by the caller: wider keys skip more pairs but cut the lists into
@@ -173,7 +174,7 @@ enum nq_join_kernel nq_join_kernel_default(void);
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        enum nq_join_kernel kernel, nq_join_scratch *js);
 
-/* How to sort: class_mask is 0 (one class) or two bits; key_mask holds
+/* How to sort: class_mask is 0 (one class), one bit or two; key_mask holds
  * key_bits bits outside class_mask.  A member's key is its key bits
  * rearranged by key_of (indexed by those bits packed low in their order)
  * so that the bit the most pairs share is the key's top bit, the next one

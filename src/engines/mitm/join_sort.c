@@ -452,7 +452,7 @@ void NQ_KERNEL_FN(nq_join_sort)(uint64_t *src, size_t n, const nq_join_order *o,
     bit_gather keep;
     bit_gather_init(&keep, ~(o->class_mask | o->key_mask));
     /* Two passes where they pay and the cut members leave the bucket's
-     * kb + 2 bits free (always with two class bits; without, members of
+     * kb + 2 bits free (always with two class bits; with fewer, members of
      * at most 62 bits, as every board's). */
     const int two = wide && n >= TWO_PASS_MIN &&
                     64 - __builtin_clzll(gather_bits(seen, &keep) | 1) <= 64 - (kb + 2);

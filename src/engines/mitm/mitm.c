@@ -43,55 +43,54 @@ static uint64_t tiny_count(int n, int row, uint32_t cols, uint32_t d1, uint32_t 
 }
 
 /*
- * Even N: the two main diagonals.  A solution has at most one queen on the
- * main diagonal D (row = column) and at most one on the anti-diagonal A
- * (row + column = N - 1); D crosses the north-west and south-east quarters,
- * A the north-east and south-west ones.  Reflection in A moves the D queen
- * between its two quarters and leaves the A queen where it is; reflection
- * in D does the converse.  Over all solutions, then, those whose D and A
- * queens (the ones they have) stand on one side of the middle are exactly
- * as many as those with one on each side, and
+ * Even N: the diagonal reflections.  The unit list folds E by the
+ * north-south and east-west reflections (units.c); the reflection s in
+ * the anti-diagonal (row + column = N - 1), which with those two gives all
+ * eight symmetries, folds the pairs of each unit instead.  Rank a set X of
+ * a quarter's h rows or columns (bit i: its i-th) up to complement,
+ * rank(X) = min(X, ~X) as h-bit numbers (nq_mitm_set_rank), and give each
+ * solution x the rank of its unit, floor(x) = min(rank(P), rank(rev Q)),
+ * with P and Q the north and south rows of E and rev the reversal of h
+ * bits (nq_mitm_unit_floor).  The two reflections of the unit list map
+ * (P, Q) to (rev Q, rev P) and to (~P, ~Q): floor is the same on each
+ * orbit of units.  s maps the north-east quarter onto itself and the
+ * north-west one onto the south-east: the rows east in s(x) are the
+ * reversed columns of x's north-east queens (north) and of its north-west
+ * queens (south), so
  *
- *     total = sum over solutions of v,  v = 1 with at most one such queen,
- *                                       2 with both on one side, 0 split.
+ *     floor(s(x)) = min(a, b),  a = rank(rev C_NE)  (the east half's),
+ *                               b = rank(C_NW)      (the west half's),
  *
- * Each E's weighted count is not its solution count, but the sum over
- * each orbit of E under the north-south and east-west reflections is the
- * orbit size times the weighted count of any member (both reflections map
- * {D, A} to itself and keep "same side" and "split").  The
- * gain is in the join: a pair whose halves both hold a main-diagonal queen
- * has v = 0 and is never tried, and since one side of every pair left
- * holds none, the two main-diagonal bits never decide a pair and are cut
- * from the signatures (4h - 4 bits: where that crosses a multiple of the
- * chunk width, one table look-up fewer per query).
+ * C_NE and C_NW the columns those quarters use, as the walk's north column
+ * sets number them.  Each solution counts
  *
- * A half-board's class is how many of the two it holds: bit h - 1 of its
- * signature is the anti-diagonal (sum diagonal N - 1), bit 3h - 2 the main
- * diagonal (difference diagonal N - 1).  The join sorts both lists by
- * class and cuts those two bits out (join.h), and weights each pair of
- * classes by v:
+ *     c(x) = 2 when floor(s(x)) > floor(x), 1 when equal, 0 when less.
  *
- *     east class 0 x west classes 0, 1     v = 1
- *     east class 1 x west class 0          v = 1
- *     east class 0 x west class 2          v = 2
- *     east class 2 x west class 0          v = 2
- *     (both sides hold one: v = 0 or the pair clashes -- never tried)
+ * s is an involution, so c(x) + c(s(x)) = 2 and the sum of c over all
+ * solutions is the total; and c is the same on x's images under the two
+ * reflections (they keep floor, and commute with s up to one another), so
+ * a unit's c-weighted count times its orbit size stands for its orbit, as
+ * its solution count did.  Within a unit floor(x) is fixed: a half whose
+ * a (or b) is below it has c = 0 with every partner and is never built
+ * (its north column set decides, half_iter.floor), a pair of halves both
+ * above it counts 2, and a pair with a half at it (marked by
+ * NQ_MITM_TIE_BIT, the sort's one class bit) counts 1.  The kept halves
+ * are about two thirds of each side and the kept pairs about half;
+ * docs/engines.md has the proof at length.
  */
-static const uint8_t diagonal_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {
-    {1, 1, 2},
-    {1, 0, 0},
-    {2, 0, 0},
+static const uint8_t rank_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {
+    {2, 1},
+    {1, 1},
 };
 
 /* Odd N: one class, every pair counts once. */
 static const uint8_t plain_weight[NQ_JOIN_MAX_CLASSES][NQ_JOIN_MAX_CLASSES] = {{1}};
 
-/* The two main-diagonal bits of a signature (even N; see diagonal_weight). */
-static uint64_t main_diagonal_bits(const mitm_plan *p)
+/* The class bit of the sort (join.h): even N's mark of the halves at
+ * the unit's floor (see rank_weight), none for odd N. */
+static uint64_t class_bit(const mitm_plan *p)
 {
-    if (p->n & 1)
-        return 0;
-    return UINT64_C(1) << (p->h - 1) | UINT64_C(1) << (3 * p->h - 2);
+    return p->n & 1 ? 0 : NQ_MITM_TIE_BIT;
 }
 
 /* State of one unit's join: the west halves (all of them when west_whole)
@@ -115,6 +114,7 @@ typedef struct unit_join {
      * the small boards took longer than many a unit's pairs. */
     nq_join_order *order;
     uint64_t pairs;
+    uint32_t floor;          /* even N: the unit's rank (see rank_weight) */
     /* How far the unit is (when p->progress): the pairs each side's walks
      * try in all (walk_pairs), those of the east configurations before the
      * one walked now, the share of the east halves joined so far, and the
@@ -178,7 +178,9 @@ static double walk_pairs(const mitm_plan *p, const half_iter *it, int whole)
     double pairs = 0;
     for (uint32_t cols = (UINT32_C(1) << it->k) - 1;; cols = nq_next_same_popcount(cols)) {
         const uint32_t south_cols = it->avail & ~cols;
-        const double ns = cols & ~it->avail ? 0 : (double)it->south->size[south_cols];
+        const double ns = cols & ~it->avail || nq_mitm_cols_kept(it, cols, p->h) < 0
+                              ? 0
+                              : (double)it->south->size[south_cols];
         if (!whole && !it->done && cols == it->cols)
             return pairs + ns * it->next_i; /* the north placements before next_i are paired */
         pairs += ns * it->north->size[cols];
@@ -254,7 +256,7 @@ static void choose_order(unit_join *u)
 {
     const mitm_plan *p = u->p;
     const int key_bits = !u->keyed ? 0 : p->key_bits ? p->key_bits : key_width(u->nw, u->ne);
-    u->order->class_mask = main_diagonal_bits(p);
+    u->order->class_mask = class_bit(p);
     u->ordered = 1;
     if (key_bits >= NQ_MITM_PAIR_KEY_BITS) {
         nq_join_pick_key_by_pairs(u->s->east, u->ne, u->s->west, u->nw, p->sig_bits, key_bits,
@@ -269,11 +271,22 @@ static void choose_order(unit_join *u)
     nq_join_pick_key(east_bits, west_bits, p->sig_bits, key_bits, u->order);
 }
 
-/* The bits sorted lists keep: the signature's, less the class and key bits
- * the sort cuts out (join.h). */
+/* The bits sorted lists keep: the signature's, less the key bits the sort
+ * cuts out (join.h; the class bit, cut too, lies above them). */
 static int sorted_bits(const unit_join *u)
 {
-    return u->p->sig_bits - __builtin_popcountll(u->order->class_mask | u->order->key_mask);
+    return u->p->sig_bits - __builtin_popcountll(u->order->key_mask);
+}
+
+/* Even N: makes walk it keep only the column sets that rank at least at
+ * the unit's floor (the east side ranks its sets reversed). */
+static void rank_walk(const unit_join *u, half_iter *it, int east)
+{
+    if (u->p->n & 1)
+        return;
+    it->ranked = 1;
+    it->rank_reversed = east;
+    it->floor = u->floor;
 }
 
 /* Joins the gathered east halves with every west half and empties them.
@@ -292,7 +305,7 @@ static void flush_east(unit_join *u)
 {
     const mitm_plan *p = u->p;
     const mitm_scratch *s = u->s;
-    const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : diagonal_weight;
+    const uint8_t(*weight)[NQ_JOIN_MAX_CLASSES] = p->n & 1 ? plain_weight : rank_weight;
     /* The west halves sorted (west_whole: all of them, kept from the first
      * join on), and the east batch sorted. */
     nq_join_list *west = &s->lists[0], *east = &s->lists[1];
@@ -332,8 +345,10 @@ static void flush_east(unit_join *u)
         prepare(u, 0, u->ne);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
-        if (!u->west_first_kept)
+        if (!u->west_first_kept) {
             nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
+            rank_walk(u, &wi, 0);
+        }
         double w0 = 0; /* the share of the west halves before this batch */
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
@@ -362,6 +377,7 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     const mitm_plan *p = u->p;
     half_iter ei;
     nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
+    rank_walk(u, &ei, 1);
     u->east_walk = &ei;
     while (!ei.done) {
         const size_t built =
@@ -385,6 +401,7 @@ static double east_pairs(const unit_join *u, const nq_mitm_unit *d)
         half_iter ei;
         nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_columns(hm, a),
                            0);
+        rank_walk(u, &ei, 1);
         pairs += walk_pairs(u->p, &ei, 1);
     }
     return pairs;
@@ -432,7 +449,10 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     u.west_s = west >> h;
     nq_mitm_prepare_side(p, &s, 1, u.west_n, u.west_s, u.wp1, u.wp2);
     half_iter wi;
+    if (!(n & 1))
+        u.floor = nq_mitm_unit_floor(d.east, h);
     nq_mitm_half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], hm, 0);
+    rank_walk(&u, &wi, 0);
     if (p->progress)
         u.west_pairs = walk_pairs(p, &wi, 1);
     u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);

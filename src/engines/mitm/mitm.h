@@ -67,8 +67,10 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t);
 int nq_mitm_replan(nq_job *job, const nq_mitm_tuning *t);
 
 /* The relative cost the estimate hook gives a unit of the planned mitm job
- * whose two sides build `east` and `west` half-boards before the diagonal
- * tests (the tests recount those sides their own way). */
-double nq_mitm_unit_cost(const nq_job *job, double east, double west);
+ * on the east rows `rows` (nq_mitm_unit.east; of the centre queen for odd
+ * N) whose two sides build `east` and `west` half-boards before the
+ * diagonal tests (the tests recount those sides their own way); -1 when
+ * out of memory. */
+double nq_mitm_unit_cost(const nq_job *job, uint32_t rows, double east, double west);
 
 #endif /* NQ_MITM_H */

@@ -143,11 +143,60 @@ typedef struct half_iter {
     const nq_quarter_slice *north, *south; /* the side's two quarters on its rows */
     uint32_t avail;          /* columns of the side that are free */
     uint64_t avoid;          /* signature bits no placement of the side may have */
+    /* Even N (ranked): the walk keeps the north column sets whose rank
+     * (of the set reversed, on the east side: rank_reversed) is at least
+     * floor, and marks the halves of those at floor with NQ_MITM_TIE_BIT
+     * (nq_mitm_cols_kept; mitm.c, rank_weight). */
+    int ranked, rank_reversed;
+    uint32_t floor;
     int k;                   /* queens in the north quarter */
     uint32_t cols;           /* current north column set */
     uint32_t next_i;         /* north placement to resume at */
     int done;
 } half_iter;
+
+/* Even N: the bit, above every signature bit, that marks a half-board
+ * whose north column set ranks at the unit's floor (mitm.c, rank_weight);
+ * the join's sort takes it as its class bit and cuts it out. */
+#define NQ_MITM_TIE_BIT (UINT64_C(1) << 63)
+
+/* x's h bits in reverse order. */
+static inline uint32_t nq_mitm_reverse_bits(uint32_t x, int h)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < h; i++)
+        r |= (x >> i & 1) << (h - 1 - i);
+    return r;
+}
+
+/* The rank of a set x of h bits up to complement: the smaller of x and
+ * its complement, as numbers (mitm.c, rank_weight). */
+static inline uint32_t nq_mitm_set_rank(uint32_t x, int h)
+{
+    const uint32_t c = x ^ ((UINT32_C(1) << h) - 1); /* XOR with h ones: the complement */
+    return x < c ? x : c;
+}
+
+/* Even N: the rank of unit E (bits as nq_mitm_unit.east), the smaller of
+ * its north rows' rank and its south rows' reversed (mitm.c, rank_weight). */
+static inline uint32_t nq_mitm_unit_floor(uint32_t east, int h)
+{
+    const uint32_t hm = (UINT32_C(1) << h) - 1;
+    const uint32_t north = nq_mitm_set_rank(east & hm, h);
+    const uint32_t south = nq_mitm_set_rank(nq_mitm_reverse_bits(east >> h, h), h);
+    return north < south ? north : south;
+}
+
+/* Whether the walk it keeps north column set cols: -1 no, 0 yes, 1 yes
+ * and at the floor (its half-boards carry NQ_MITM_TIE_BIT). */
+static inline int nq_mitm_cols_kept(const half_iter *it, uint32_t cols, int h)
+{
+    if (!it->ranked)
+        return 0;
+    const uint32_t set = it->rank_reversed ? nq_mitm_reverse_bits(cols, h) : cols;
+    const uint32_t r = nq_mitm_set_rank(set, h);
+    return r < it->floor ? -1 : r == it->floor;
+}
 
 /* Starts the walk of the half-boards of the slices north and south over
  * the columns avail, skipping placements with a signature bit of avoid. */

@@ -425,10 +425,11 @@ static int plan_tuned(nq_job *job, const nq_mitm_tuning *t)
     uint64_t id = nq_hash_bytes(NQ_HASH_SEED, "mitm", 4);
     id = nq_hash_bytes(id, &job->n, sizeof job->n);
     /* What a unit counts is part of the identity: an even-N unit counts
-     * v-weighted solutions (see mitm.c, diagonal_weight), so a journal of
-     * plain unit counts must be refused, never mixed in. */
+     * solutions weighted by their rank (see mitm.c, rank_weight), so a
+     * journal of unit counts weighted otherwise (plain, or by the main
+     * diagonals as before) must be refused, never mixed in. */
     if (!(job->n & 1) && job->n >= NQ_MITM_MIN_N)
-        id = nq_hash_bytes(id, "v-weighted", 10);
+        id = nq_hash_bytes(id, "rank-weighted", 13);
     if (job->n < NQ_MITM_MIN_N) {
         p->tiny = 1;
         job->units = 1;
@@ -506,12 +507,6 @@ void nq_mitm_release(nq_job *job)
     job->plan = NULL;
 }
 
-/* The share of an even board's pairs that the main-diagonal classes leave
- * to be tried (mitm.c, diagonal_weight), counted over all units of a
- * board small enough to count them (docs/performance.md, "Figures the
- * code's choices rest on"). */
-#define NQ_MITM_EVEN_PAIRS_KEPT 0.53
-
 /* Relative cost of joining `east` with `west` half-boards: the kernel cuts
  * the longer list into 512-signature blocks, builds each block's tables
  * (about as much work as 512 queries) and runs every member of the shorter
@@ -521,10 +516,70 @@ static double join_cost(const mitm_plan *p, double east, double west)
     const double longer = east > west ? east : west, shorter = east > west ? west : east;
     /* Whole blocks, rounded up (libm-free: the library does not link it). */
     const double blocks = (double)(uint64_t)((longer + NQ_JOIN_BLOCK - 1) / NQ_JOIN_BLOCK);
-    const int bits = p->n & 1 ? p->sig_bits : p->sig_bits - 2;
-    const double lookups = (double)((bits + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN);
-    const double kept = p->n & 1 ? 1.0 : NQ_MITM_EVEN_PAIRS_KEPT;
-    return kept * blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
+    const double lookups =
+        (double)((p->sig_bits + NQ_JOIN_CHUNK_BITS_MIN - 1) / NQ_JOIN_CHUNK_BITS_MIN);
+    return blocks * (shorter + NQ_JOIN_BLOCK) * lookups;
+}
+
+/* Even N: the share of a side's half-boards a unit keeps, by the rank of
+ * their north column sets (mitm.c, rank_weight), taken as the share of
+ * the sets themselves: kept[j][f] is the share of the j-sets of h columns
+ * whose rank is at least f (the east side ranks its sets reversed, which
+ * maps the j-sets onto themselves).  (h + 1) 2^(h - 1) entries, as a
+ * rank is below 2^(h - 1). */
+typedef struct rank_shares {
+    int h;
+    float *kept;
+} rank_shares;
+
+/* NULL kept when out of memory. */
+static rank_shares rank_shares_new(int h)
+{
+    const size_t ranks = (size_t)1 << (h - 1);
+    rank_shares r = {h, calloc((size_t)(h + 1) * ranks, sizeof(float))};
+    uint32_t *count = calloc((size_t)(h + 1) * ranks, sizeof *count);
+    if (!r.kept || !count) {
+        free(r.kept);
+        free(count);
+        r.kept = NULL;
+        return r;
+    }
+    for (uint32_t x = 0; x < (UINT32_C(1) << h); x++)
+        count[(size_t)__builtin_popcount(x) * ranks + nq_mitm_set_rank(x, h)]++;
+    for (int j = 0; j <= h; j++) {
+        const double sets = (double)binomial(h, j);
+        uint64_t above = 0; /* the j-sets of rank f or more */
+        for (size_t f = ranks; f-- > 0;) {
+            above += count[(size_t)j * ranks + f];
+            r.kept[(size_t)j * ranks + f] = (float)(above / sets);
+        }
+    }
+    free(count);
+    return r;
+}
+
+/* The share of the half-boards with j north queens that a unit of floor
+ * f keeps. */
+static double rank_share(const rank_shares *r, int j, uint32_t f)
+{
+    return r->kept[(size_t)j * ((size_t)1 << (r->h - 1)) + f];
+}
+
+/* The price of the unit on rows `east` (of the centre queen) whose sides
+ * build e and w half-boards before the diagonal tests and the rank's
+ * filter (ranks: of an even board, else no table): building the halves
+ * it keeps, and joining them. */
+static double unit_price(const mitm_plan *p, const rank_shares *ranks, uint32_t east, double e,
+                         double w)
+{
+    if (ranks->kept) {
+        const int h = p->h;
+        const uint32_t f = nq_mitm_unit_floor(east, h);
+        const int k = __builtin_popcount(east & ((UINT32_C(1) << h) - 1)); /* north-east queens */
+        e *= rank_share(ranks, k, f);
+        w *= rank_share(ranks, h - k, f);
+    }
+    return w + e + join_cost(p, e, w);
 }
 
 /* Largest quarter side whose group sizes the estimate hook counts without
@@ -859,6 +914,14 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
         if (!table)
             return NQ_ENOMEM;
     }
+    rank_shares ranks = {h, NULL};
+    if (!(p->n & 1)) {
+        ranks = rank_shares_new(h);
+        if (!ranks.kept) {
+            free(table);
+            return NQ_ENOMEM;
+        }
+    }
     const unit_map map = {job->units, p->stride ? stride_inverse(p->stride, job->units) : 0};
     /* The units of the centre queen (every unit of an even board). */
 #ifdef _OPENMP
@@ -877,7 +940,7 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
             e = (double)half_bound(&g, east & hm, east >> h, hm);
             w = (double)half_bound(&g, west & hm, west >> h, hm);
         }
-        const double cost = w + e + join_cost(p, e, w);
+        const double cost = unit_price(p, &ranks, east, e, w);
         /* The model's prices spread half as much as unit times do, in
          * logarithms (half_model): squared, an estimate from a few units
          * leans on them as far as it should. */
@@ -886,12 +949,22 @@ int nq_mitm_estimate(const nq_job *job, double *costs)
     if (p->nb)
         odd_unit_costs(p, &g, &map, threads, costs);
     free(table);
+    free(ranks.kept);
     return 0;
 }
 
-double nq_mitm_unit_cost(const nq_job *job, double east, double west)
+double nq_mitm_unit_cost(const nq_job *job, uint32_t rows, double east, double west)
 {
-    return east + west + join_cost(job->plan, east, west);
+    const mitm_plan *p = job->plan;
+    rank_shares ranks = {p->h, NULL};
+    if (!(p->n & 1) && !p->tiny) {
+        ranks = rank_shares_new(p->h);
+        if (!ranks.kept)
+            return -1;
+    }
+    const double cost = unit_price(p, &ranks, rows, east, west);
+    free(ranks.kept);
+    return cost;
 }
 
 int nq_mitm_describe_unit(const nq_job *job, uint64_t unit, nq_mitm_unit *out)
