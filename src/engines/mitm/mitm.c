@@ -278,10 +278,15 @@ static int sorted_bits(const unit_join *u)
     return u->p->sig_bits - __builtin_popcountll(u->order->key_mask);
 }
 
-/* Even N: makes walk it keep only the column sets that rank at least at
- * the unit's floor (the east side ranks its sets reversed). */
-static void rank_walk(const unit_join *u, half_iter *it, int east)
+/* Starts the walk of the unit's east or west half-boards over the columns
+ * avail, skipping signature bits of avoid (nq_mitm_half_start); for even
+ * N the walk keeps only the column sets that rank at the unit's floor or
+ * above (the east side ranks its sets reversed; see rank_weight). */
+static void start_walk(const unit_join *u, half_iter *it, int east, uint32_t avail,
+                       uint64_t avoid)
 {
+    const nq_quarter_slice *q = u->s->quarter;
+    nq_mitm_half_start(it, &q[east ? NQ_NE : NQ_NW], &q[east ? NQ_SE : NQ_SW], avail, avoid);
     if (u->p->n & 1)
         return;
     it->ranked = 1;
@@ -345,10 +350,8 @@ static void flush_east(unit_join *u)
         prepare(u, 0, u->ne);
         const uint32_t hm = (UINT32_C(1) << p->h) - 1;
         half_iter wi = u->west_rest;
-        if (!u->west_first_kept) {
-            nq_mitm_half_start(&wi, &s->quarter[NQ_NW], &s->quarter[NQ_SW], hm, 0);
-            rank_walk(u, &wi, 0);
-        }
+        if (!u->west_first_kept)
+            start_walk(u, &wi, 0, hm, 0);
         double w0 = 0; /* the share of the west halves before this batch */
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
@@ -376,8 +379,7 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
 {
     const mitm_plan *p = u->p;
     half_iter ei;
-    nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_cols, avoid);
-    rank_walk(u, &ei, 1);
+    start_walk(u, &ei, 1, east_cols, avoid);
     u->east_walk = &ei;
     while (!ei.done) {
         const size_t built =
@@ -399,9 +401,7 @@ static double east_pairs(const unit_join *u, const nq_mitm_unit *d)
     double pairs = 0;
     for (int a = d->a_first; a <= d->a_last; a++) {
         half_iter ei;
-        nq_mitm_half_start(&ei, &u->s->quarter[NQ_NE], &u->s->quarter[NQ_SE], east_columns(hm, a),
-                           0);
-        rank_walk(u, &ei, 1);
+        start_walk(u, &ei, 1, east_columns(hm, a), 0);
         pairs += walk_pairs(u->p, &ei, 1);
     }
     return pairs;
@@ -451,8 +451,7 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     half_iter wi;
     if (!(n & 1))
         u.floor = nq_mitm_unit_floor(d.east, h);
-    nq_mitm_half_start(&wi, &s.quarter[NQ_NW], &s.quarter[NQ_SW], hm, 0);
-    rank_walk(&u, &wi, 0);
+    start_walk(&u, &wi, 0, hm, 0);
     if (p->progress)
         u.west_pairs = walk_pairs(p, &wi, 1);
     u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);

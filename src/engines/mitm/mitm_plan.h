@@ -160,15 +160,6 @@ typedef struct half_iter {
  * the join's sort takes it as its class bit and cuts it out. */
 #define NQ_MITM_TIE_BIT (UINT64_C(1) << 63)
 
-/* x's h bits in reverse order. */
-static inline uint32_t nq_mitm_reverse_bits(uint32_t x, int h)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < h; i++)
-        r |= (x >> i & 1) << (h - 1 - i);
-    return r;
-}
-
 /* The rank of a set x of h bits up to complement: the smaller of x and
  * its complement, as numbers (mitm.c, rank_weight). */
 static inline uint32_t nq_mitm_set_rank(uint32_t x, int h)
@@ -183,7 +174,7 @@ static inline uint32_t nq_mitm_unit_floor(uint32_t east, int h)
 {
     const uint32_t hm = (UINT32_C(1) << h) - 1;
     const uint32_t north = nq_mitm_set_rank(east & hm, h);
-    const uint32_t south = nq_mitm_set_rank(nq_mitm_reverse_bits(east >> h, h), h);
+    const uint32_t south = nq_mitm_set_rank(nq_mirror_rows(east >> h, h), h);
     return north < south ? north : south;
 }
 
@@ -193,7 +184,7 @@ static inline int nq_mitm_cols_kept(const half_iter *it, uint32_t cols, int h)
 {
     if (!it->ranked)
         return 0;
-    const uint32_t set = it->rank_reversed ? nq_mitm_reverse_bits(cols, h) : cols;
+    const uint32_t set = it->rank_reversed ? nq_mirror_rows(cols, h) : cols;
     const uint32_t r = nq_mitm_set_rank(set, h);
     return r < it->floor ? -1 : r == it->floor;
 }

@@ -32,7 +32,8 @@ typedef struct nq_quarter_store {
 
 /* The low `width` bits of x in reverse order: a set of rows of a board
  * `width` rows high, reflected top to bottom (a quarter's row set here,
- * the 2h rows of a unit's east set E in units.c). */
+ * the 2h rows of a unit's east set E in units.c; a quarter's row or
+ * column set for the ranks of mitm_plan.h). */
 static inline uint32_t nq_mirror_rows(uint32_t x, int width)
 {
     uint32_t m = 0;
