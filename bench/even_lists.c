@@ -13,7 +13,7 @@
 
 #include "even_model.h"
 
-void push(hlist *l, uint64_t s, uint64_t d)
+void push_half(hlist *l, half x)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 1024;
@@ -23,18 +23,25 @@ void push(hlist *l, uint64_t s, uint64_t d)
             exit(1);
         }
     }
-    l->v[l->n++] = (half){s, d};
+    l->v[l->n++] = x;
+}
+
+void push(hlist *l, uint64_t s, uint64_t d)
+{
+    push_half(l, (half){s, d, 0});
 }
 
 /* Every placement of one queen on each row of rows[0 .. k) in the columns
- * cols (k of them), missing the diagonals bs, bd, onto out. */
+ * cols (k of them), missing the diagonals bs, bd, onto out; north_cols
+ * gathers the columns of the queens on rows 0 .. N/2 - 1. */
 static uint64_t blk_s, blk_d; /* set by halves() for its walk (one per thread) */
 #pragma omp threadprivate(blk_s, blk_d)
 
-static void walk(const int *rows, int k, int i, uint32_t cols, uint64_t s, uint64_t d, hlist *out)
+static void walk(const int *rows, int k, int i, uint32_t cols, uint32_t north_cols, uint64_t s,
+                 uint64_t d, hlist *out)
 {
     if (i == k) {
-        push(out, s & ~blk_s, d & ~blk_d);
+        push_half(out, (half){s & ~blk_s, d & ~blk_d, north_cols});
         return;
     }
     const int r = rows[i];
@@ -43,7 +50,8 @@ static void walk(const int *rows, int k, int i, uint32_t cols, uint64_t s, uint6
         const uint64_t sb = UINT64_C(1) << (r + j), db = UINT64_C(1) << (r - j + N - 1);
         if ((s & sb) | (d & db))
             continue;
-        walk(rows, k, i + 1, cols & ~(UINT32_C(1) << j), s | sb, d | db, out);
+        const uint32_t cb = UINT32_C(1) << j;
+        walk(rows, k, i + 1, cols & ~cb, north_cols | (r < N / 2 ? cb : 0), s | sb, d | db, out);
     }
 }
 
@@ -58,7 +66,7 @@ void halves(uint32_t rowmask, uint32_t cols, uint64_t bs, uint64_t bd, hlist *ou
         return;
     blk_s = bs;
     blk_d = bd;
-    walk(rows, k, 0, cols, bs, bd, out);
+    walk(rows, k, 0, cols, 0, bs, bd, out);
 }
 
 /* Frees a thread's lists: e, w and, when not NULL, the three classes of
@@ -97,7 +105,8 @@ uint64_t compat(const hlist *e, const hlist *w)
 
 /* The keybits diagonals (bit < 64: sum, else difference) that the most
  * pairs of e x w share, chosen from per-bit counts. */
-void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int *key)
+void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int main_keys,
+              int *key)
 {
     double ce[128] = {0}, cw[128] = {0};
     for (int l = 0; l < ne; l++)
@@ -112,10 +121,10 @@ void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, in
                 cw[b] += ws[l]->v[i].s >> b & 1;
                 cw[64 + b] += ws[l]->v[i].d >> b & 1;
             }
-    /* The main diagonals are the classes' bits, never key bits (as in the
-     * engine's join order). */
+    /* Where the main diagonals are the classes' bits (v's units), never
+     * key bits, as in the engine's join order then. */
     int used[128] = {0};
-    used[N - 1] = used[64 + N - 1] = 1;
+    used[N - 1] = used[64 + N - 1] = !main_keys;
     for (int k = 0; k < keybits; k++) {
         int best = 0;
         double bv = -1;
@@ -169,7 +178,7 @@ void join(cost *c, const hlist *e, const hlist *w, uint64_t mult)
     int key[KEYBITS_MAX];
     c->pairs += (double)e->n * (double)w->n;
     if (e->n && w->n) {
-        pick_key(es, 1, ws, 1, key);
+        pick_key(es, 1, ws, 1, 0, key);
         c->keyed += keyed_pairs(e, w, key);
     }
     if (check)

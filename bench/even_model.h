@@ -21,7 +21,8 @@ extern int check;
 extern int keybits;
 
 typedef struct half {
-    uint64_t s, d; /* sum diagonals r + c, difference diagonals r - c + N - 1 */
+    uint64_t s, d;       /* sum diagonals r + c, difference diagonals r - c + N - 1 */
+    uint32_t north_cols; /* halves(): the columns of its queens on rows 0 .. N/2 - 1 */
 } half;
 
 typedef struct hlist {
@@ -35,7 +36,10 @@ typedef struct cost {
     unsigned __int128 count; /* weighted solutions (with --check) */
 } cost;
 
-/* Appends the half (s, d) to l (exits with a message when out of memory). */
+/* Appends the half x to l (exits with a message when out of memory). */
+void push_half(hlist *l, half x);
+
+/* Appends the half (s, d) to l, north columns unknown (0). */
 void push(hlist *l, uint64_t s, uint64_t d);
 
 /* The half-boards on rows `rowmask` over columns `cols`, missing the
@@ -54,8 +58,11 @@ void select_class(const hlist *l, int want_d, int want_a, hlist *out);
 uint64_t compat(const hlist *e, const hlist *w);
 
 /* The keybits diagonals (bit < 64: sum, else difference) that the most
- * pairs of the lists es[0 .. ne) x ws[0 .. nw) share, into key. */
-void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int *key);
+ * pairs of the lists es[0 .. ne) x ws[0 .. nw) share, into key; the two
+ * main diagonals among them only when main_keys (with v's classes they
+ * are the class bits). */
+void pick_key(const hlist *const *es, int ne, const hlist *const *ws, int nw, int main_keys,
+              int *key);
 
 /* The pairs of e x w whose keys (under key) share no bit. */
 double keyed_pairs(const hlist *e, const hlist *w, const int *key);
