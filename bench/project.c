@@ -30,6 +30,13 @@
  * first run once untimed, and solves the unit before each run, untimed,
  * where neighbours share.  What a count adds to the units (planning, the
  * pool) is seconds, and left out.
+ *
+ * CPU time does move where another guest of a shared host runs on a CPU's
+ * physical core: that CPU runs the same work slower, and every run timed
+ * on it reads long, for as long as the neighbour stays, which the check
+ * before the projection (nqueens_bench.c) may miss.  So the CPUs are
+ * timed against each other again before each doubling and at the end,
+ * and a projection that met them uneven says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -52,6 +59,32 @@
 #define PROJECT_TARGET 0.10
 /* At most this many times S runs, however wide the error stays. */
 #define PROJECT_GROWTH 16
+
+/* What the checks of the CPUs during one projection found (bench_core_spread):
+ * how many were taken and how many found them uneven, and the widest
+ * spread, between the CPUs `slowest` and `fastest`. */
+typedef struct core_watch {
+    int checks, uneven;
+    double worst;
+    int slowest, fastest;
+} core_watch;
+
+/* Times the CPUs against each other once more, into w. */
+static void watch_cores(core_watch *w)
+{
+    bench_machine m = {0};
+    if (bench_core_spread(&m) < 0)
+        return;
+    w->checks++;
+    if (!bench_cores_uneven(&m))
+        return;
+    w->uneven++;
+    if (m.core_spread > w->worst) {
+        w->worst = m.core_spread;
+        w->slowest = m.core_slowest;
+        w->fastest = m.core_fastest;
+    }
+}
 
 /* The base-2 radical inverse of i: its bits mirrored about the point. */
 static double radical_inverse(uint64_t i)
@@ -230,6 +263,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
     uint64_t t = 0;
     double mean = 0, se = 0;
     const char *why = "within 10%";
+    core_watch watch = {0};
     for (uint64_t next = (uint64_t)strata; ret == 0; next *= 2) {
         double *more = realloc(seconds, next * sizeof *seconds);
         if (!more) {
@@ -263,7 +297,11 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
                     "(+- %.1f%%), %.0f s; timing %" PRIu64 " more\n",
                     nq_engine_name(s->engine), s->n, t, mean * (double)units / 3600,
                     mean > 0 ? 100 * se / mean : 0.0, now - start, t);
+        if (!quiet)
+            watch_cores(&watch);
     }
+    if (ret == 0 && !quiet)
+        watch_cores(&watch);
     for (int i = 0; runners && i < threads; i++)
         nq_solver_free(&runners[i].solver);
     free(runners);
@@ -283,5 +321,12 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
            mean * (double)units / 3600, se * (double)units / 3600,
            mean > 0 ? 100 * se / mean : 0.0, why, nq_now() - start);
     fflush(stdout);
+    if (watch.uneven)
+        fprintf(stderr,
+                "nqueens-bench: warning: project %s N=%d: the CPUs ran uneven in %d of %d "
+                "checks during the projection, CPU %d up to %.2f times as long as CPU %d: "
+                "the units timed on it read slow\n",
+                nq_engine_name(s->engine), s->n, watch.uneven, watch.checks, watch.slowest,
+                watch.worst, watch.fastest);
     return 0;
 }

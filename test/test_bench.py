@@ -293,7 +293,7 @@ class RunsAndWarnings(unittest.TestCase):
 class UnevenCores(unittest.TestCase):
     """A CPU kept busy by other processes runs the sweep's probe slower than
     the rest: the sweep says which, and marks every case uneven; --project
-    says so too, and --quiet keeps it quiet."""
+    says so too, before and after, and --quiet keeps it quiet."""
 
     def test_busy_cpu(self):
         cpus = sorted(os.sched_getaffinity(0))
@@ -330,6 +330,10 @@ class UnevenCores(unittest.TestCase):
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertIn("the CPUs ran the same work at uneven speeds: CPU %d took" % slow, q.stderr)
         self.assertIn("core-hours", q.stdout)
+        # ... and again when it ends, from the checks it took on the way.
+        self.assertRegex(q.stderr, r"project mitm N=12: the CPUs ran uneven in [1-9]\d* of "
+                                   r"[1-9]\d* checks during the projection, CPU %d up to "
+                                   r"[\d.]+ times" % slow)
         self.assertEqual(quiet.stderr, "")
 
 
