@@ -74,75 +74,98 @@ static int sample = 1, threads = 1;
  * 3: the rank weight's units only (and v's, their base) */
 static int which;
 
-/* Even N, v's units: canonical E, classes, v. */
-static cost even_v(int class0_only)
+/* A thread's lists for the units of one decomposition: each side's
+ * halves, and each side's by class. */
+typedef struct unit_lists {
+    hlist e, w, ec[3], wc[3];
+} unit_lists;
+
+/* Adds the cost of the unit E of weight wt (its orbit) to c, on the
+ * thread's lists l; arg is the decomposition's own. */
+typedef void unit_fn(uint32_t E, int wt, int arg, unit_lists *l, cost *c);
+
+/* Even N: the cost of a decomposition by canonical E (every sample-th
+ * one, scaled up), each unit's added by `unit`. */
+static cost each_canonical_e(unit_fn *unit, int arg)
 {
-    const int h = N / 2;
-    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
-                   eastc = all & ~westc;
+    const uint32_t all = (UINT32_C(1) << N) - 1;
     size_t ne;
-    uint32_t *es = subsets(all, h, &ne);
+    uint32_t *es = subsets(all, N / 2, &ne);
     cost tot = {0};
 #pragma omp parallel num_threads(threads)
     {
         cost c = {0};
-        hlist e = {0}, w = {0}, ec[3] = {{0}}, wc[3] = {{0}};
+        unit_lists l = {0};
 #pragma omp for schedule(dynamic, 16)
         for (long i = 0; i < (long)ne; i += sample) {
-            const uint32_t E = es[i];
-            const int wt = canon_weight(E, all);
-            if (!wt)
-                continue;
+            const int wt = canon_weight(es[i], all);
             /* A canonical E stands for wt units of the list; sampling
              * every sample-th E scales by sample. */
-            c.units += sample;
-            halves(E, eastc, 0, 0, &e);
-            halves(all & ~E, westc, 0, 0, &w);
-            if (class0_only) {
-                select_class(&e, 0, 0, &ec[0]);
-                select_class(&w, 0, 0, &wc[0]);
-                c.halves += sample * (double)(ec[0].n + wc[0].n);
-                cost one = {0};
-                join(&one, &ec[0], &wc[0], wt);
-                c.pairs += sample * one.pairs;
-                c.keyed += sample * one.keyed;
-                c.count += one.count;
-                continue;
+            if (wt) {
+                c.units += sample;
+                unit(es[i], wt, arg, &l, &c);
             }
-            c.halves += sample * (double)(e.n + w.n);
-            /* class k: holds k of the two main diagonals (D and A count
-             * alike for the weights, as the engine sorts them). */
-            for (int k = 0; k < 3; k++) {
-                ec[k].n = wc[k].n = 0;
-            }
-            const uint64_t dbit = qbit(N - 1);
-            for (size_t j = 0; j < e.n; j++) {
-                const int k = !!(e.v[j].d & dbit) + !!(e.v[j].s & dbit);
-                push(&ec[k], e.v[j].s, e.v[j].d);
-            }
-            for (size_t j = 0; j < w.n; j++) {
-                const int k = !!(w.v[j].d & dbit) + !!(w.v[j].s & dbit);
-                push(&wc[k], w.v[j].s, w.v[j].d);
-            }
-            static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
-            const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]}, *wall[3] = {&wc[0], &wc[1], &wc[2]};
-            int key[KEYBITS_MAX];
-            pick_key(eall, 3, wall, 3, 0, key);
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    if (v[a][b]) {
-                        c.pairs += sample * (double)ec[a].n * (double)wc[b].n;
-                        c.keyed += sample * keyed_pairs(&ec[a], &wc[b], key);
-                        if (check)
-                            c.count += (unsigned __int128)compat(&ec[a], &wc[b]) * v[a][b] * wt;
-                    }
         }
 #pragma omp critical
         add(&tot, &c);
-        free_lists(&e, &w, ec, wc);
+        free_lists(&l.e, &l.w, l.ec, l.wc);
     }
     free(es);
     return tot;
+}
+
+/* Even N, v's units: canonical E, classes, v (arg: class 0 alone). */
+static void v_unit(uint32_t E, int wt, int class0_only, unit_lists *l, cost *c)
+{
+    const int h = N / 2;
+    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
+                   eastc = all & ~westc;
+    hlist *e = &l->e, *w = &l->w, *ec = l->ec, *wc = l->wc;
+    halves(E, eastc, 0, 0, e);
+    halves(all & ~E, westc, 0, 0, w);
+    if (class0_only) {
+        select_class(e, 0, 0, &ec[0]);
+        select_class(w, 0, 0, &wc[0]);
+        c->halves += sample * (double)(ec[0].n + wc[0].n);
+        cost one = {0};
+        join(&one, &ec[0], &wc[0], wt);
+        c->pairs += sample * one.pairs;
+        c->keyed += sample * one.keyed;
+        c->count += one.count;
+        return;
+    }
+    c->halves += sample * (double)(e->n + w->n);
+    /* class k: holds k of the two main diagonals (D and A count
+     * alike for the weights, as the engine sorts them). */
+    for (int k = 0; k < 3; k++) {
+        ec[k].n = wc[k].n = 0;
+    }
+    const uint64_t dbit = qbit(N - 1);
+    for (size_t j = 0; j < e->n; j++) {
+        const int k = !!(e->v[j].d & dbit) + !!(e->v[j].s & dbit);
+        push(&ec[k], e->v[j].s, e->v[j].d);
+    }
+    for (size_t j = 0; j < w->n; j++) {
+        const int k = !!(w->v[j].d & dbit) + !!(w->v[j].s & dbit);
+        push(&wc[k], w->v[j].s, w->v[j].d);
+    }
+    static const int v[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+    const hlist *eall[3] = {&ec[0], &ec[1], &ec[2]}, *wall[3] = {&wc[0], &wc[1], &wc[2]};
+    int key[KEYBITS_MAX];
+    pick_key(eall, 3, wall, 3, 0, key);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            if (v[a][b]) {
+                c->pairs += sample * (double)ec[a].n * (double)wc[b].n;
+                c->keyed += sample * keyed_pairs(&ec[a], &wc[b], key);
+                if (check)
+                    c->count += (unsigned __int128)compat(&ec[a], &wc[b]) * v[a][b] * wt;
+            }
+}
+
+static cost even_v(int class0_only)
+{
+    return each_canonical_e(v_unit, class0_only);
 }
 
 /* The rank of a set x of h bits up to complement: the smaller of x and
@@ -177,62 +200,47 @@ static int rank_class(uint32_t r, uint32_t floor)
  * 2, 1 or 0 times as min(a, b) is above, at or below f: so the halves
  * below f are left out, and the pairs weigh {{2, 1}, {1, 1}} by class
  * (0 above f, 1 at it). */
-static cost even_rank(void)
+static void rank_unit(uint32_t E, int wt, int arg, unit_lists *l, cost *c)
 {
+    (void)arg;
     const int h = N / 2;
     const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
                    eastc = all & ~westc;
-    size_t ne;
-    uint32_t *es = subsets(all, h, &ne);
-    cost tot = {0};
-#pragma omp parallel num_threads(threads)
-    {
-        cost c = {0};
-        hlist e = {0}, w = {0}, ec[3] = {{0}}, wc[3] = {{0}};
-#pragma omp for schedule(dynamic, 16)
-        for (long i = 0; i < (long)ne; i += sample) {
-            const uint32_t E = es[i];
-            const int wt = canon_weight(E, all);
-            if (!wt)
-                continue;
-            c.units += sample;
-            const uint32_t north = rank_h(E & westc, h), south = rank_h(rev_h(E >> h, h), h);
-            const uint32_t floor = north < south ? north : south;
-            halves(E, eastc, 0, 0, &e);
-            halves(all & ~E, westc, 0, 0, &w);
-            for (int k = 0; k < 2; k++)
-                ec[k].n = wc[k].n = 0;
-            for (size_t j = 0; j < e.n; j++) {
-                const int k = rank_class(rank_h(rev_h(e.v[j].north_cols >> h, h), h), floor);
-                if (k >= 0)
-                    push(&ec[k], e.v[j].s, e.v[j].d);
-            }
-            for (size_t j = 0; j < w.n; j++) {
-                const int k = rank_class(rank_h(w.v[j].north_cols, h), floor);
-                if (k >= 0)
-                    push(&wc[k], w.v[j].s, w.v[j].d);
-            }
-            /* The engine builds the halves it keeps alone. */
-            c.halves += sample * (double)(ec[0].n + ec[1].n + wc[0].n + wc[1].n);
-            static const int weight[2][2] = {{2, 1}, {1, 1}};
-            const hlist *eall[2] = {&ec[0], &ec[1]}, *wall[2] = {&wc[0], &wc[1]};
-            int key[KEYBITS_MAX];
-            pick_key(eall, 2, wall, 2, 1, key);
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 2; b++) {
-                    c.pairs += sample * (double)ec[a].n * (double)wc[b].n;
-                    c.keyed += sample * keyed_pairs(&ec[a], &wc[b], key);
-                    if (check)
-                        c.count +=
-                            (unsigned __int128)compat(&ec[a], &wc[b]) * weight[a][b] * wt;
-                }
-        }
-#pragma omp critical
-        add(&tot, &c);
-        free_lists(&e, &w, ec, wc);
+    hlist *e = &l->e, *w = &l->w, *ec = l->ec, *wc = l->wc;
+    const uint32_t north = rank_h(E & westc, h), south = rank_h(rev_h(E >> h, h), h);
+    const uint32_t floor = north < south ? north : south;
+    halves(E, eastc, 0, 0, e);
+    halves(all & ~E, westc, 0, 0, w);
+    for (int k = 0; k < 2; k++)
+        ec[k].n = wc[k].n = 0;
+    for (size_t j = 0; j < e->n; j++) {
+        const int k = rank_class(rank_h(rev_h(e->v[j].north_cols >> h, h), h), floor);
+        if (k >= 0)
+            push(&ec[k], e->v[j].s, e->v[j].d);
     }
-    free(es);
-    return tot;
+    for (size_t j = 0; j < w->n; j++) {
+        const int k = rank_class(rank_h(w->v[j].north_cols, h), floor);
+        if (k >= 0)
+            push(&wc[k], w->v[j].s, w->v[j].d);
+    }
+    /* The engine builds the halves it keeps alone. */
+    c->halves += sample * (double)(ec[0].n + ec[1].n + wc[0].n + wc[1].n);
+    static const int weight[2][2] = {{2, 1}, {1, 1}};
+    const hlist *eall[2] = {&ec[0], &ec[1]}, *wall[2] = {&wc[0], &wc[1]};
+    int key[KEYBITS_MAX];
+    pick_key(eall, 2, wall, 2, 1, key);
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            c->pairs += sample * (double)ec[a].n * (double)wc[b].n;
+            c->keyed += sample * keyed_pairs(&ec[a], &wc[b], key);
+            if (check)
+                c->count += (unsigned __int128)compat(&ec[a], &wc[b]) * weight[a][b] * wt;
+        }
+}
+
+static cost even_rank(void)
+{
+    return each_canonical_e(rank_unit, 0);
 }
 
 /* Even N, one queen: D at (d, d), d >= h, none on A; weight 4, every E. */
