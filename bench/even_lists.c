@@ -185,12 +185,17 @@ void join(cost *c, const hlist *e, const hlist *w, uint64_t mult)
         c->count += (unsigned __int128)compat(e, w) * mult;
 }
 
-uint32_t mirror(uint32_t e)
+uint32_t reverse_bits(uint32_t x, int width)
 {
     uint32_t r = 0;
-    for (int i = 0; i < N; i++)
-        r |= (e >> i & 1) << (N - 1 - i);
+    for (int i = 0; i < width; i++)
+        r |= (x >> i & 1) << (width - 1 - i);
     return r;
+}
+
+uint32_t mirror(uint32_t e)
+{
+    return reverse_bits(e, N);
 }
 
 /* Orbit size of E (a set of quarter rows, all in qrows) under north-south

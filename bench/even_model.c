@@ -80,15 +80,16 @@ typedef struct unit_lists {
     hlist e, w, ec[3], wc[3];
 } unit_lists;
 
-/* Adds the cost of the unit E of weight wt (its orbit) to c, on the
- * thread's lists l; arg is the decomposition's own. */
+/* Adds the cost of the unit E of weight wt (its orbit) to c, from the
+ * thread's lists l, whose e and w hold the unit's east and west halves;
+ * arg is the decomposition's own. */
 typedef void unit_fn(uint32_t E, int wt, int arg, unit_lists *l, cost *c);
 
 /* Even N: the cost of a decomposition by canonical E (every sample-th
- * one, scaled up), each unit's added by `unit`. */
+ * one, scaled up): each unit's halves built, its cost added by `unit`. */
 static cost each_canonical_e(unit_fn *unit, int arg)
 {
-    const uint32_t all = (UINT32_C(1) << N) - 1;
+    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << N / 2) - 1;
     size_t ne;
     uint32_t *es = subsets(all, N / 2, &ne);
     cost tot = {0};
@@ -103,6 +104,8 @@ static cost each_canonical_e(unit_fn *unit, int arg)
              * every sample-th E scales by sample. */
             if (wt) {
                 c.units += sample;
+                halves(es[i], all & ~westc, 0, 0, &l.e);
+                halves(all & ~es[i], westc, 0, 0, &l.w);
                 unit(es[i], wt, arg, &l, &c);
             }
         }
@@ -117,12 +120,9 @@ static cost each_canonical_e(unit_fn *unit, int arg)
 /* Even N, v's units: canonical E, classes, v (arg: class 0 alone). */
 static void v_unit(uint32_t E, int wt, int class0_only, unit_lists *l, cost *c)
 {
-    const int h = N / 2;
-    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
-                   eastc = all & ~westc;
-    hlist *e = &l->e, *w = &l->w, *ec = l->ec, *wc = l->wc;
-    halves(E, eastc, 0, 0, e);
-    halves(all & ~E, westc, 0, 0, w);
+    (void)E;
+    const hlist *e = &l->e, *w = &l->w;
+    hlist *ec = l->ec, *wc = l->wc;
     if (class0_only) {
         select_class(e, 0, 0, &ec[0]);
         select_class(w, 0, 0, &wc[0]);
@@ -169,21 +169,12 @@ static cost even_v(int class0_only)
 }
 
 /* The rank of a set x of h bits up to complement: the smaller of x and
- * its complement, as numbers; rev_h reverses x's h bits.  The model's own,
- * from the definition in docs/engines.md, as the rest of it shares no
- * code with the engine. */
+ * its complement, as numbers.  The model's own, from the definition in
+ * docs/engines.md, as the rest of it shares no code with the engine. */
 static uint32_t rank_h(uint32_t x, int h)
 {
     const uint32_t c = x ^ ((UINT32_C(1) << h) - 1);
     return x < c ? x : c;
-}
-
-static uint32_t rev_h(uint32_t x, int h)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < h; i++)
-        r |= (x >> i & 1) << (h - 1 - i);
-    return r;
 }
 
 /* The class of a half whose north column set ranks r against the floor:
@@ -204,17 +195,15 @@ static void rank_unit(uint32_t E, int wt, int arg, unit_lists *l, cost *c)
 {
     (void)arg;
     const int h = N / 2;
-    const uint32_t all = (UINT32_C(1) << N) - 1, westc = (UINT32_C(1) << h) - 1,
-                   eastc = all & ~westc;
-    hlist *e = &l->e, *w = &l->w, *ec = l->ec, *wc = l->wc;
-    const uint32_t north = rank_h(E & westc, h), south = rank_h(rev_h(E >> h, h), h);
+    const hlist *e = &l->e, *w = &l->w;
+    hlist *ec = l->ec, *wc = l->wc;
+    const uint32_t north = rank_h(E & ((UINT32_C(1) << h) - 1), h);
+    const uint32_t south = rank_h(reverse_bits(E >> h, h), h);
     const uint32_t floor = north < south ? north : south;
-    halves(E, eastc, 0, 0, e);
-    halves(all & ~E, westc, 0, 0, w);
     for (int k = 0; k < 2; k++)
         ec[k].n = wc[k].n = 0;
     for (size_t j = 0; j < e->n; j++) {
-        const int k = rank_class(rank_h(rev_h(e->v[j].north_cols >> h, h), h), floor);
+        const int k = rank_class(rank_h(reverse_bits(e->v[j].north_cols >> h, h), h), floor);
         if (k >= 0)
             push(&ec[k], e->v[j].s, e->v[j].d);
     }

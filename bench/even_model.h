@@ -70,6 +70,9 @@ double keyed_pairs(const hlist *e, const hlist *w, const int *key);
 /* Adds one join of lists e x w, weight `mult` in the count, to c. */
 void join(cost *c, const hlist *e, const hlist *w, uint64_t mult);
 
+/* The low `width` bits of x in reverse order. */
+uint32_t reverse_bits(uint32_t x, int width);
+
 /* The row set e reflected north-south (row i <-> N - 1 - i). */
 uint32_t mirror(uint32_t e);
 
