@@ -61,12 +61,11 @@
 #define PROJECT_GROWTH 16
 
 /* What the checks of the CPUs during one projection found (bench_core_spread):
- * how many were taken and how many found them uneven, and the widest
- * spread, between the CPUs `slowest` and `fastest`. */
+ * how many were taken and how many found them uneven, and the widest of
+ * those. */
 typedef struct core_watch {
     int checks, uneven;
-    double worst;
-    int slowest, fastest;
+    bench_machine worst;
 } core_watch;
 
 /* Times the CPUs against each other once more, into w. */
@@ -78,12 +77,8 @@ static void watch_cores(core_watch *w)
     w->checks++;
     if (!bench_cores_uneven(&m))
         return;
-    w->uneven++;
-    if (m.core_spread > w->worst) {
-        w->worst = m.core_spread;
-        w->slowest = m.core_slowest;
-        w->fastest = m.core_fastest;
-    }
+    if (w->uneven++ == 0 || m.core_spread > w->worst.core_spread)
+        w->worst = m;
 }
 
 /* The base-2 radical inverse of i: its bits mirrored about the point. */
@@ -291,14 +286,14 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
         /* A long projection (N = 28: half an hour on 2 threads) says where
          * it stands before each doubling, so one stopped early still
          * leaves a figure. */
-        if (!quiet)
+        if (!quiet) {
             fprintf(stderr,
                     "nqueens-bench: project %s N=%d: %" PRIu64 " runs: %.4g core-hours "
                     "(+- %.1f%%), %.0f s; timing %" PRIu64 " more\n",
                     nq_engine_name(s->engine), s->n, t, mean * (double)units / 3600,
                     mean > 0 ? 100 * se / mean : 0.0, now - start, t);
-        if (!quiet)
             watch_cores(&watch);
+        }
     }
     if (ret == 0 && !quiet)
         watch_cores(&watch);
@@ -326,7 +321,7 @@ int bench_project(const nq_settings *s, int samples, double limit, double part, 
                 "nqueens-bench: warning: project %s N=%d: the CPUs ran uneven in %d of %d "
                 "checks during the projection, CPU %d up to %.2f times as long as CPU %d: "
                 "the units timed on it read slow\n",
-                nq_engine_name(s->engine), s->n, watch.uneven, watch.checks, watch.slowest,
-                watch.worst, watch.fastest);
+                nq_engine_name(s->engine), s->n, watch.uneven, watch.checks,
+                watch.worst.core_slowest, watch.worst.core_spread, watch.worst.core_fastest);
     return 0;
 }
