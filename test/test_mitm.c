@@ -585,6 +585,91 @@ static void test_quarter_slices(void **state)
     }
 }
 
+/* Copies the placements slice q holds (cw then sig, `used` of each). */
+static uint64_t *slice_copy(const nq_quarter_slice *q)
+{
+    uint64_t *copy = malloc((2 * q->used + 1) * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, q->cw, q->used * sizeof *copy);
+    memcpy(copy + q->used, q->sig, q->used * sizeof *copy);
+    return copy;
+}
+
+static int slice_holds(const nq_quarter_slice *q, const uint64_t *copy)
+{
+    return !memcmp(copy, q->cw, q->used * sizeof *copy) &&
+           !memcmp(copy + q->used, q->sig, q->used * sizeof *copy);
+}
+
+/* With walked slices a unit's lists take what its slices leave of their
+ * buffers (nq_mitm_fit_lists): at least the plan's half-boards and at
+ * most half_cap_max, all of them below the slices, which keep every
+ * placement where they were packed; the lists written over, the next
+ * unit on the same scratch holds the same slices again. */
+static void test_lists_fit(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    for (int n = 12; n <= 16; n += 2) {
+        nq_mitm_tuning t;
+        nq_mitm_default_tuning(&t);
+        t.walk_slices = 1;
+        nq_job *job = nq_test_mitm_job(n, 1, &t);
+        const mitm_plan *p = job->plan;
+        const int h = p->h;
+        const uint32_t hm = (UINT32_C(1) << h) - 1;
+        const size_t bytes = (p->scratch_bytes + 63) & ~(size_t)63;
+        void *raw = aligned_alloc(64, bytes);
+        assert_non_null(raw);
+        memset(raw, 0, bytes);
+        for (int trial = 0; trial < 6; trial++) {
+            const uint32_t east = p->canon[nq_test_random(&x) % p->ncanon];
+            const uint32_t west = ~east & ((UINT32_C(1) << 2 * h) - 1);
+            uint64_t *copy[NQ_QUARTERS];
+            for (int again = 0; again < 2; again++) {
+                mitm_scratch s = nq_mitm_carve_scratch(p, raw);
+                nq_mitm_prepare_side(p, &s, 1, west & hm, west >> h, 0, 0);
+                nq_mitm_prepare_side(p, &s, 0, east & hm, east >> h, 0, 0);
+                for (int q = 0; q < NQ_QUARTERS; q++) {
+                    if (again)
+                        assert_true(slice_holds(&s.quarter[q], copy[q]));
+                    else
+                        copy[q] = slice_copy(&s.quarter[q]);
+                }
+                nq_mitm_fit_lists(p, &s);
+                assert_true(s.half_cap >= p->half_cap && s.half_cap <= p->half_cap_max);
+                /* The packed slices hold two buffers' worth at most, so
+                 * the lists gain at least what the unit leaves unused. */
+                size_t used = 0;
+                for (int q = 0; q < NQ_QUARTERS; q++)
+                    used += s.quarter[q].used;
+                if (p->half_cap_max > p->half_cap)
+                    assert_true(26 * (s.half_cap - p->half_cap) + 26 * 64 + 64 >=
+                                    16 * (2 * p->slice_cap - used) ||
+                                s.half_cap == p->half_cap_max);
+                const char *lists_end = (const char *)(s.tag + s.half_cap + 1);
+                assert_true((const char *)(s.split + s.half_cap) <= (const char *)s.tag);
+                for (int q = 0; q < NQ_QUARTERS; q++) {
+                    const nq_quarter_slice *sq = &s.quarter[q];
+                    assert_true((const char *)sq->cw >= lists_end);
+                    assert_true(sq->cw + sq->used <= sq->sig || sq->sig + sq->used <= sq->cw);
+                    assert_true((const char *)(sq->sig + sq->used) <= s.room_end);
+                    assert_true((const char *)(sq->cw + sq->used) <= s.room_end);
+                    assert_true(slice_holds(sq, copy[q]));
+                }
+                /* A unit writes its lists in full. */
+                memset(s.east, 0xa5, (size_t)(lists_end - (const char *)s.east));
+                for (int q = 0; q < NQ_QUARTERS; q++)
+                    assert_true(slice_holds(&s.quarter[q], copy[q]));
+            }
+            for (int q = 0; q < NQ_QUARTERS; q++)
+                free(copy[q]);
+        }
+        free(raw);
+        nq_job_free(&job);
+    }
+}
+
 /* From h = 8 the store is built in parallel: any thread count gives the
  * same store, byte for byte. */
 static void test_quarter_store_threads(void **state)
@@ -868,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_model_costs),
         cmocka_unit_test(test_quarter_store_threads),
         cmocka_unit_test(test_quarter_slices),
+        cmocka_unit_test(test_lists_fit),
         cmocka_unit_test(test_unit_progress),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_memory_budget),

@@ -10,7 +10,18 @@
  * pair.  The pairing loop, the hot one, is in half_kernel.c: compiled once
  * per kernel level (core/kernel.h), picked in kernels.c.
  */
+#include <string.h>
+
 #include "engines/mitm/mitm_plan.h"
+
+/* Bytes of the lists of half_cap half-boards: east, west and split with
+ * their slack, and the tags, rounded up to whole words. */
+static size_t lists_bytes(size_t half_cap)
+{
+    const size_t bytes = 3 * (half_cap + NQ_MITM_HALF_SLACK) * sizeof(uint64_t) +
+                         (half_cap + 1) * sizeof(uint16_t);
+    return (bytes + 7) & ~(size_t)7;
+}
 
 size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int shared_slices)
 {
@@ -18,9 +29,7 @@ size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int share
                                               2 * 2 * slice_cap * sizeof(uint64_t)
                                         : NQ_QUARTERS * nq_quarter_slice_bytes(h, slice_cap);
     return NQ_QUARTERS * sizeof(nq_quarter_slice) + 64 + sizeof(nq_join_scratch) +
-           2 * sizeof(nq_join_list) + 64 +
-           3 * (half_cap + NQ_MITM_HALF_SLACK) * sizeof(uint64_t) + slices +
-           (half_cap + 1) * sizeof(uint16_t);
+           2 * sizeof(nq_join_list) + 64 + slices + lists_bytes(half_cap) + 64;
 }
 
 nq_join_scratch *nq_mitm_scratch_join(const void *raw)
@@ -29,27 +38,42 @@ nq_join_scratch *nq_mitm_scratch_join(const void *raw)
     return (nq_join_scratch *)((at + 63) & ~(uintptr_t)63); /* round up to 64 */
 }
 
+/* Lays the lists of half_cap half-boards out from the room's start. */
+static void carve_lists(mitm_scratch *s, size_t half_cap)
+{
+    s->half_cap = half_cap;
+    s->east = (uint64_t *)s->room;
+    s->west = s->east + half_cap + NQ_MITM_HALF_SLACK;
+    s->split = s->west + half_cap + NQ_MITM_HALF_SLACK;
+    s->tag = (uint16_t *)(s->split + half_cap + NQ_MITM_HALF_SLACK);
+}
+
+/* The layout: the slices, the join's scratch and the lists' descriptions
+ * first, then the slices' group indexes, then the room.  Without shared
+ * slices the room holds the four slices' placements after the lists;
+ * with them, the two buffers at its end, so that what a unit's slices
+ * leave of them can go to its lists (nq_mitm_fit_lists). */
 mitm_scratch nq_mitm_carve_scratch(const mitm_plan *p, void *raw)
 {
     mitm_scratch s;
     s.quarter = raw;
     s.js = nq_mitm_scratch_join(raw);
     s.lists = (nq_join_list *)(s.js + 1);
-    s.east = (uint64_t *)(((uintptr_t)(s.lists + 2) + 63) & ~(uintptr_t)63);
-    s.west = s.east + p->half_cap + NQ_MITM_HALF_SLACK;
-    s.split = s.west + p->half_cap + NQ_MITM_HALF_SLACK;
-    char *slices = (char *)(s.split + p->half_cap + NQ_MITM_HALF_SLACK);
+    char *slices = (char *)(((uintptr_t)(s.lists + 2) + 63) & ~(uintptr_t)63);
     const size_t cap = p->shared_slices ? 0 : p->slice_cap;
     const size_t bytes = nq_quarter_slice_bytes(p->h, cap);
     for (int q = 0; q < NQ_QUARTERS; q++)
         if (!s.quarter[q].first) /* still zero: the thread's first unit of the run */
             nq_quarter_slice_init(&s.quarter[q], p->h, cap, slices + (size_t)q * bytes);
-    uint64_t *shared = (uint64_t *)(slices + NQ_QUARTERS * bytes);
+    s.room = (char *)(((uintptr_t)(slices + NQ_QUARTERS * bytes) + 63) & ~(uintptr_t)63);
+    s.room_end = s.room + lists_bytes(p->half_cap) +
+                 (p->shared_slices ? 2 * 2 * p->slice_cap * sizeof(uint64_t) : 0);
+    uint64_t *shared = (uint64_t *)s.room_end - (p->shared_slices ? 4 * p->slice_cap : 0);
     for (int half = 0; half < 2; half++) {
         s.half_cw[half] = p->shared_slices ? shared + 2 * half * p->slice_cap : NULL;
         s.half_sig[half] = p->shared_slices ? s.half_cw[half] + p->slice_cap : NULL;
     }
-    s.tag = (uint16_t *)(shared + (p->shared_slices ? 4 * p->slice_cap : 0));
+    carve_lists(&s, p->half_cap);
     return s;
 }
 
@@ -83,6 +107,13 @@ void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, u
     nq_quarter_slice *north = &s->quarter[west ? NQ_NW : NQ_NE];
     nq_quarter_slice *south = &s->quarter[west ? NQ_SW : NQ_SE];
     if (p->shared_slices) {
+        /* A unit's slices that nq_mitm_fit_lists moved lie where the
+         * last unit's lists may have been written since, and where this
+         * unit's slices may be written anew: none can be kept.  (When it
+         * moved none, the west slice of the north half is where it was.) */
+        if (west && s->quarter[NQ_NW].cw != s->half_cw[0])
+            for (int q = 0; q < NQ_QUARTERS; q++)
+                s->quarter[q].filled = 0;
         /* The west slice at the start of its half's buffer, the east one
          * after it: together they never hold more than slice_cap. */
         const size_t at_n = west ? 0 : s->quarter[NQ_NW].used;
@@ -94,6 +125,39 @@ void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, u
     }
     nq_quarter_slice_fill(north, store, p->h, rows_n, &fn);
     nq_quarter_slice_fill(south, store, p->h, rows_s, &fs);
+}
+
+void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s)
+{
+    if (!p->shared_slices)
+        return;
+    nq_quarter_slice *q = s->quarter;
+    const size_t used[2] = {q[NQ_NW].used + q[NQ_NE].used, q[NQ_SW].used + q[NQ_SE].used};
+    /* The four arrays, top first, each to just below the one before it:
+     * every one moves up (used <= slice_cap) and lands above the arrays
+     * still to move, so no move overwrites placements not yet moved. */
+    uint64_t *at = (uint64_t *)s->room_end;
+    uint64_t *cw[2], *sig[2];
+    for (int half = 1; half >= 0; half--) {
+        at -= used[half];
+        sig[half] = memmove(at, s->half_sig[half], used[half] * sizeof(uint64_t));
+        at -= used[half];
+        cw[half] = memmove(at, s->half_cw[half], used[half] * sizeof(uint64_t));
+    }
+    for (int half = 0; half < 2; half++) {
+        nq_quarter_slice *west = &q[half ? NQ_SW : NQ_NW], *east = &q[half ? NQ_SE : NQ_NE];
+        nq_quarter_slice_relocate(west, cw[half], sig[half]);
+        nq_quarter_slice_relocate(east, cw[half] + west->used, sig[half] + west->used);
+    }
+    /* The lists take the room up to the slices, in whole cache lines
+     * each (lists_bytes(cap) grows by 26 bytes a half-board). */
+    const size_t room = (size_t)((char *)at - s->room);
+    size_t cap = room > lists_bytes(0) + 64 ? (room - lists_bytes(0) - 64) / 26 & ~(size_t)63 : 0;
+    if (cap > p->half_cap_max)
+        cap = p->half_cap_max;
+    if (cap < p->half_cap)
+        cap = p->half_cap;
+    carve_lists(s, cap);
 }
 
 void nq_mitm_half_start(half_iter *it, const nq_quarter_slice *north,

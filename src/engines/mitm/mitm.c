@@ -355,7 +355,7 @@ static void flush_east(unit_join *u)
         double w0 = 0; /* the share of the west halves before this batch */
         for (int kept = u->west_first_kept; kept || !wi.done; kept = 0) {
             if (!kept)
-                u->nw = nq_mitm_half_next(p, &wi, 0, s->west, p->half_cap);
+                u->nw = nq_mitm_half_next(p, &wi, 0, s->west, s->half_cap);
             nq_join_sort(s->west, u->nw, u->order, s->tag, s->js,
                          east->sig == s->east ? s->split : s->east, west);
             prepare(u, kept ? 0 : u->nw, u->nw);
@@ -383,7 +383,7 @@ static void add_east(unit_join *u, uint32_t east_cols, uint64_t avoid, uint64_t 
     u->east_walk = &ei;
     while (!ei.done) {
         const size_t built =
-            nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, p->half_cap - u->ne);
+            nq_mitm_half_next(p, &ei, sig_or, u->s->east + u->ne, u->s->half_cap - u->ne);
         u->ne += built;
         prepare(u, built, 0);
         if (!ei.done)
@@ -433,7 +433,7 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     nq_mitm_decode_unit(p, unit, &d);
     const int n = p->n, h = p->h, mid = n / 2;
     const uint32_t hm = (UINT32_C(1) << h) - 1;
-    const mitm_scratch s = nq_mitm_carve_scratch(p, scratch);
+    mitm_scratch s = nq_mitm_carve_scratch(p, scratch);
     nq_join_order order; /* set by the first join (choose_order) */
     unit_join u = {.p = p, .s = &s, .order = &order};
     uint32_t rows = (UINT32_C(1) << 2 * h) - 1;
@@ -447,14 +447,17 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     const uint32_t west = rows & ~d.east;
     u.west_n = west & hm;
     u.west_s = west >> h;
+    /* Both sides' slices first: the lists get what they leave. */
     nq_mitm_prepare_side(p, &s, 1, u.west_n, u.west_s, u.wp1, u.wp2);
+    nq_mitm_prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
+    nq_mitm_fit_lists(p, &s);
     half_iter wi;
     if (!(n & 1))
         u.floor = nq_mitm_unit_floor(d.east, h);
     start_walk(&u, &wi, 0, hm, 0);
     if (p->progress)
         u.west_pairs = walk_pairs(p, &wi, 1);
-    u.nw = nq_mitm_half_next(p, &wi, 0, s.west, p->half_cap);
+    u.nw = nq_mitm_half_next(p, &wi, 0, s.west, s.half_cap);
     prepare(&u, u.nw, 0);
     u.west_whole = wi.done; /* the usual case: all west halves fit */
     u.west_first_kept = !u.west_whole;
@@ -466,7 +469,6 @@ static void mitm_solve(const nq_job *job, uint64_t unit, nq_counts *out, void *s
     /* Keys pay where a block's queries skip long runs: on long west lists
      * (and always when they come in batches). */
     u.keyed = !u.west_whole || u.nw >= p->key_min;
-    nq_mitm_prepare_side(p, &s, 0, d.east & hm, d.east >> h, u.wp1, u.wp2);
     if (p->progress)
         u.east_pairs = east_pairs(&u, &d);
     /* One configuration (a = 0: a_first = a_last = 0), or each a of the

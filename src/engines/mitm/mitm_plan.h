@@ -21,15 +21,16 @@
 #include "engines/mitm/quarter_slice.h"
 #include "engines/mitm/quarter_store.h"
 
-/* Half-boards a batch holds at most, per list, by default: 256 MiB.
+/* Half-boards a batch holds at least, per list, by default: 256 MiB.
  * Units with more (the boards without a store) are joined in batches
  * (mitm.c).  Longer batches pay: at the widest key each key's bucket is
  * longer, so a join block holds fewer keys and its runs let fewer lanes go
  * to waste, and fewer east batches build the west halves again.  Twice
- * this leaves N = 26 as it is and takes N = 28 to about 0.89 of its time
- * (four times: 0.77), but takes nq_mitm_memory_estimate() at N = 28 past
- * 4 GiB on 2 threads (docs/performance.md, "mitm's batches"); so longer
- * batches are taken only where nq_settings.memory allows them. */
+ * this for every unit would take nq_mitm_memory_estimate() at N = 28 past
+ * 4 GiB on 2 threads (docs/performance.md, "mitm's batches"), so the
+ * plan's lists are this long, longer only where nq_settings.memory allows;
+ * but a unit's lists also take what its walked slices leave of their
+ * buffers (nq_mitm_fit_lists), which at N = 28 is 1.4 to 2.1 times this. */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 25)
 /* The range a memory budget chooses from (nq_mitm_half_limit): below the
  * shortest, batches rebuild the west halves too often to be worth it;
@@ -59,6 +60,7 @@ typedef struct mitm_plan {
     uint64_t nall;
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
+    size_t half_cap_max; /* with shared slices, what a unit's lists may grow to */
     size_t slice_cap;    /* placements a slice holds: the most of any row set, or with
                           * shared slices, the most a west and east pair hold */
     int shared_slices;   /* a unit's west and east slices of one half share a buffer */
@@ -87,12 +89,15 @@ typedef struct mitm_scratch {
     nq_quarter_slice *quarter; /* NQ_QUARTERS slices, by the enum above */
     nq_join_scratch *js;
     nq_join_list *lists;       /* two sorted lists' descriptions (mitm.c, flush_east) */
+    size_t half_cap;           /* the unit's: plan's, or more (nq_mitm_fit_lists) */
     uint64_t *east, *west;     /* half_cap + NQ_MITM_HALF_SLACK signatures each */
     uint64_t *split;           /* as many more: where lists are sorted to */
     uint16_t *tag;             /* half_cap + 1 bucket tags: the sort's working space */
     /* With shared slices: the buffers of the north and the south half
-     * (slice_cap placements each), the west slice first. */
+     * (slice_cap placements each), the west slice first, at the end of
+     * the room [room, room_end) that the lists share with them. */
     uint64_t *half_cw[2], *half_sig[2];
+    char *room, *room_end;
 } mitm_scratch;
 
 /* Next larger integer with the same number of set bits (Gosper's hack):
@@ -118,9 +123,9 @@ static inline uint32_t nq_last_same_popcount(int k, int h)
 
 /* --- half.c: a thread's scratch and the half-boards of one side --- */
 
-/* Bytes of scratch for the given caps, including 64 bytes of alignment
- * slack: four slices of slice_cap placements, or with shared_slices two
- * buffers of slice_cap (mitm_plan). */
+/* Bytes of scratch for the given caps, including alignment slack: four
+ * slices of slice_cap placements, or with shared_slices two buffers of
+ * slice_cap (mitm_plan). */
 size_t nq_mitm_scratch_bytes(int h, size_t half_cap, size_t slice_cap, int shared_slices);
 
 /* The scratch laid out in the pool's buffer raw (plan p's scratch_bytes);
@@ -137,6 +142,12 @@ nq_join_scratch *nq_mitm_scratch_join(const void *raw);
  * prepares its west side first: the east slices start where it ends. */
 void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
                           uint32_t rows_s, uint64_t p1, uint64_t p2);
+
+/* Once both sides are prepared: with shared slices, packs the unit's
+ * slices at the end of the room and gives its lists the rest (half_cap,
+ * east, west, split and tag of *s), at least the plan's half_cap and at
+ * most half_cap_max; without, the lists keep the plan's size. */
+void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s);
 
 /* Walks the half-boards of one side in batches (see nq_mitm_half_next). */
 typedef struct half_iter {

@@ -60,6 +60,13 @@ void nq_quarter_slice_move(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig, siz
     s->filled = 0;
 }
 
+void nq_quarter_slice_relocate(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig)
+{
+    s->cw = cw;
+    s->sig = sig;
+    s->capacity = s->used;
+}
+
 size_t nq_quarter_slice_bytes(int h, size_t capacity)
 {
     return 2 * ((size_t)1 << h) * sizeof(uint32_t) + 2 * capacity * sizeof(uint64_t);

@@ -49,6 +49,10 @@ void nq_quarter_slice_init(nq_quarter_slice *s, int h, size_t capacity, void *me
  * where the first one's `used` ends (nq_quarter_slice_pair_capacity). */
 void nq_quarter_slice_move(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig, size_t capacity);
 
+/* Points the slice at cw and sig, where its placements have been copied
+ * (its `used` of each): it keeps them, with room for no more. */
+void nq_quarter_slice_relocate(nq_quarter_slice *s, uint64_t *cw, uint64_t *sig);
+
 /*
  * Makes s hold the placements of the quarter with frame f on `rows` (a row
  * set of the h x h board) that miss f->p1 and f->p2, unless it holds them

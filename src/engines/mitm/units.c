@@ -332,6 +332,12 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads, size_
     if (t->batch_limit && cap > t->batch_limit)
         cap = t->batch_limit;
     p->half_cap = cap < group_cap ? group_cap : cap;
+    /* Units with shared slices give their lists what their slices leave
+     * (nq_mitm_fit_lists), but no more than a tuned batch limit, and
+     * not past the longest batches a budget would give. */
+    p->half_cap_max = t->batch_limit || p->half_cap > NQ_MITM_HALF_LIMIT_MAX
+                          ? p->half_cap
+                          : NQ_MITM_HALF_LIMIT_MAX;
     return 0;
 }
 
