@@ -48,8 +48,8 @@ static void carve_lists(mitm_scratch *s, size_t half_cap)
     s->tag = (uint16_t *)(s->split + half_cap + NQ_MITM_HALF_SLACK);
 }
 
-/* The layout: the slices, the join's scratch and the lists' descriptions
- * first, then the slices' group indexes, then the room.  Without shared
+/* The layout: the four slices' and the two lists' descriptions and the
+ * join's scratch first, then the slices' group indexes, then the room.  Without shared
  * slices the room holds the four slices' placements after the lists;
  * with them, the two buffers at its end, so that what a unit's slices
  * leave of them can go to its lists (nq_mitm_fit_lists). */
@@ -149,10 +149,11 @@ void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s)
         nq_quarter_slice_relocate(west, cw[half], sig[half]);
         nq_quarter_slice_relocate(east, cw[half] + west->used, sig[half] + west->used);
     }
-    /* The lists take the room up to the slices, in whole cache lines
-     * each (lists_bytes(cap) grows by 26 bytes a half-board). */
+    /* The lists take the room up to the slices, each a whole number of
+     * cache lines long (cap a multiple of 64, so the next starts aligned). */
+    const size_t per_half = 3 * sizeof(uint64_t) + sizeof(uint16_t), fixed = lists_bytes(0) + 64;
     const size_t room = (size_t)((char *)at - s->room);
-    size_t cap = room > lists_bytes(0) + 64 ? (room - lists_bytes(0) - 64) / 26 & ~(size_t)63 : 0;
+    size_t cap = room > fixed ? (room - fixed) / per_half & ~(size_t)63 : 0;
     if (cap > p->half_cap_max)
         cap = p->half_cap_max;
     if (cap < p->half_cap)
