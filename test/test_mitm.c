@@ -235,6 +235,7 @@ static void batch_knob(nq_mitm_tuning *t, int way)
 static void walk_knob(nq_mitm_tuning *t, int way)
 {
     t->walk_slices = way == 1;
+    t->grow_lists = way == 1;
 }
 
 static void key_knob(nq_mitm_tuning *t, int way)
@@ -268,8 +269,9 @@ static void test_small_batches(void **state)
         compare_ways(n, batch_knob, "whole", "in batches");
 }
 
-/* Slices walked without a store give every unit of N = 4..13 the same
- * count as slices from the store. */
+/* Slices walked without a store, the lists taking what they leave (as
+ * at N = 28), give every unit of N = 4..13 the same count as slices from
+ * the store. */
 static void test_walked_slices(void **state)
 {
     (void)state;
@@ -310,14 +312,15 @@ static void test_key_widths(void **state)
 }
 
 /* N = 14..18: the units of a job, solved one range at a time, add up to the
- * known total; N = 14..16 with walked slices (the path of N >= 24). */
+ * known total; N = 14..16 with walked slices (the path of N >= 24) and lists
+ * that take what they leave (N = 28's). */
 static void test_unit_sums(void **state)
 {
     (void)state;
     for (int n = 14; n <= 18; n++) {
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
-        t.walk_slices = n <= 16;
+        t.walk_slices = t.grow_lists = n <= 16;
         nq_job *job = nq_test_mitm_job(n, 0, &t);
         const uint64_t units = nq_job_units(job), step = units / 7 + 1;
         nq_counts sum = {0, 0};
@@ -613,9 +616,10 @@ static void test_lists_fit(void **state)
     for (int n = 12; n <= 16; n += 2) {
         nq_mitm_tuning t;
         nq_mitm_default_tuning(&t);
-        t.walk_slices = 1;
+        t.walk_slices = t.grow_lists = 1;
         nq_job *job = nq_test_mitm_job(n, 1, &t);
         const mitm_plan *p = job->plan;
+        assert_true(p->half_cap_max > p->half_cap);
         const int h = p->h;
         const uint32_t hm = (UINT32_C(1) << h) - 1;
         const size_t bytes = (p->scratch_bytes + 63) & ~(size_t)63;
@@ -643,10 +647,9 @@ static void test_lists_fit(void **state)
                 size_t used = 0;
                 for (int q = 0; q < NQ_QUARTERS; q++)
                     used += s.quarter[q].used;
-                if (p->half_cap_max > p->half_cap)
-                    assert_true(26 * (s.half_cap - p->half_cap) + 26 * 64 + 64 >=
-                                    16 * (2 * p->slice_cap - used) ||
-                                s.half_cap == p->half_cap_max);
+                assert_true(26 * (s.half_cap - p->half_cap) + 26 * 64 + 64 >=
+                                16 * (2 * p->slice_cap - used) ||
+                            s.half_cap == p->half_cap_max);
                 const char *lists_end = (const char *)(s.tag + s.half_cap + 1);
                 assert_true((const char *)(s.split + s.half_cap) <= (const char *)s.tag);
                 for (int q = 0; q < NQ_QUARTERS; q++) {
@@ -666,6 +669,12 @@ static void test_lists_fit(void **state)
                 free(copy[q]);
         }
         free(raw);
+        nq_job_free(&job);
+        /* Below NQ_MITM_GROW_MIN_H the lists keep the plan's size. */
+        t.grow_lists = 0;
+        job = nq_test_mitm_job(n, 1, &t);
+        p = job->plan;
+        assert_true(p->half_cap_max == p->half_cap);
         nq_job_free(&job);
     }
 }

@@ -129,8 +129,8 @@ void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, u
 
 void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s)
 {
-    if (!p->shared_slices)
-        return;
+    if (!p->shared_slices || p->half_cap_max <= p->half_cap)
+        return; /* the lists cannot grow: the slices stay for the next unit */
     nq_quarter_slice *q = s->quarter;
     const size_t used[2] = {q[NQ_NW].used + q[NQ_NE].used, q[NQ_SW].used + q[NQ_SE].used};
     /* The four arrays, top first, each to just below the one before it:

@@ -28,6 +28,12 @@
  * progress hook): those without a store. */
 #define NQ_MITM_PROGRESS_MIN_N (2 * (NQ_MITM_STORE_MAX_H + 1))
 
+/* The smallest quarter side whose units' lists take what their walked
+ * slices leave (nq_mitm_fit_lists): N = 28's, where both sides of a unit
+ * come in batches and longer ones pay (0.76 of the time); at N = 26 they
+ * took 1.03 times as long (docs/performance.md, "mitm's batches"). */
+#define NQ_MITM_GROW_MIN_H 14
+
 /* How a job solves its units, where it may differ from the default: the
  * tests force the paths that real boards take only at sizes they cannot
  * afford.  None of it changes what a unit counts, or the identity. */
@@ -54,6 +60,10 @@ typedef struct nq_mitm_tuning {
      * boards past the store, so the tests can hold the model against
      * counted half-boards. */
     int model_costs;
+    /* When non-zero, the units of any board that walks its slices give
+     * their lists what the slices leave (nq_mitm_fit_lists), as those
+     * from NQ_MITM_GROW_MIN_H on do. */
+    int grow_lists;
 } nq_mitm_tuning;
 
 /* The tuning every job is planned with. */

@@ -30,7 +30,7 @@
  * 4 GiB on 2 threads (docs/performance.md, "mitm's batches"), so the
  * plan's lists are this long, longer only where nq_settings.memory allows;
  * but a unit's lists also take what its walked slices leave of their
- * buffers (nq_mitm_fit_lists), which at N = 28 is 1.4 to 2.1 times this. */
+ * buffers at N = 28 (nq_mitm_fit_lists), 1.4 to 2.1 times this. */
 #define NQ_MITM_HALF_LIMIT ((size_t)1 << 25)
 /* The range a memory budget chooses from (nq_mitm_half_limit): below the
  * shortest, batches rebuild the west halves too often to be worth it;
@@ -60,7 +60,7 @@ typedef struct mitm_plan {
     uint64_t nall;
     uint64_t nb;         /* odd N: values of b (2 .. h), each a block of nall units */
     size_t half_cap;     /* half-boards a list holds (a batch, when a side has more) */
-    size_t half_cap_max; /* with shared slices, what a unit's lists may grow to */
+    size_t half_cap_max; /* what a unit's lists may grow to (nq_mitm_fit_lists) */
     size_t slice_cap;    /* placements a slice holds: the most of any row set, or with
                           * shared slices, the most a west and east pair hold */
     int shared_slices;   /* a unit's west and east slices of one half share a buffer */
@@ -143,10 +143,11 @@ nq_join_scratch *nq_mitm_scratch_join(const void *raw);
 void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
                           uint32_t rows_s, uint64_t p1, uint64_t p2);
 
-/* Once both sides are prepared: with shared slices, packs the unit's
- * slices at the end of the room and gives its lists the rest (half_cap,
- * east, west, split and tag of *s), at least the plan's half_cap and at
- * most half_cap_max; without, the lists keep the plan's size. */
+/* Once both sides are prepared: where the lists may grow (shared slices,
+ * half_cap_max above half_cap), packs the unit's slices at the end of the
+ * room and gives its lists the rest (half_cap, east, west, split and tag
+ * of *s), at least the plan's half_cap and at most half_cap_max;
+ * elsewhere the lists keep the plan's size. */
 void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s);
 
 /* Walks the half-boards of one side in batches (see nq_mitm_half_next). */

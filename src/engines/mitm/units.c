@@ -41,6 +41,7 @@ void nq_mitm_default_tuning(nq_mitm_tuning *t)
     t->key_bits = 0;
     t->join_kernel = nq_join_kernel_default();
     t->model_costs = 0;
+    t->grow_lists = 0;
 }
 
 void nq_mitm_decode_unit(const mitm_plan *p, uint64_t u, nq_mitm_unit *d)
@@ -332,10 +333,12 @@ static int half_cap_of(mitm_plan *p, const nq_mitm_tuning *t, int threads, size_
     if (t->batch_limit && cap > t->batch_limit)
         cap = t->batch_limit;
     p->half_cap = cap < group_cap ? group_cap : cap;
-    /* Units with shared slices give their lists what their slices leave
-     * (nq_mitm_fit_lists), but no more than a tuned batch limit, and
-     * not past the longest batches a budget would give. */
-    p->half_cap_max = t->batch_limit || p->half_cap > NQ_MITM_HALF_LIMIT_MAX
+    /* Units with shared slices from NQ_MITM_GROW_MIN_H on give their
+     * lists what their slices leave (nq_mitm_fit_lists), but no more than
+     * a tuned batch limit, and not past the longest batches a budget
+     * would give. */
+    const int grow = p->shared_slices && (t->grow_lists || p->h >= NQ_MITM_GROW_MIN_H);
+    p->half_cap_max = !grow || t->batch_limit || p->half_cap > NQ_MITM_HALF_LIMIT_MAX
                           ? p->half_cap
                           : NQ_MITM_HALF_LIMIT_MAX;
     return 0;
