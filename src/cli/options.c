@@ -82,8 +82,8 @@ void nq_cli_usage(FILE *out, const char *prog)
             "                        chunks a second time on another thread (nqueens-mpi:\n"
             "                        another rank) and compare; differing counts exit %d\n"
             "      --memory SIZE     memory a process may plan for, e.g. 8G (K, M, G, T:\n"
-            "                        KiB..TiB); mitm at N >= 24 joins in longer batches,\n"
-            "                        faster, where it allows (default: batches of 2^25)\n"
+            "                        KiB..TiB); mitm at N >= 24 joins in longer batches\n"
+            "                        where it allows (default: batches of 2^25)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n",
             prog, NQ_MAX_THREADS, NQ_CLI_LIST_MAX_N, NQ_CLI_EXIT_VERIFY);
