@@ -14,12 +14,16 @@
 
 #include "engines/mitm/mitm_plan.h"
 
+/* Bytes a half-board takes in the lists: its signature in east, west and
+ * split, and its tag. */
+#define LIST_BYTES_PER_HALF (3 * sizeof(uint64_t) + sizeof(uint16_t))
+
 /* Bytes of the lists of half_cap half-boards: east, west and split with
- * their slack, and the tags, rounded up to whole words. */
+ * their slack, and the tags (one more), rounded up to whole words. */
 static size_t lists_bytes(size_t half_cap)
 {
-    const size_t bytes = 3 * (half_cap + NQ_MITM_HALF_SLACK) * sizeof(uint64_t) +
-                         (half_cap + 1) * sizeof(uint16_t);
+    const size_t bytes = half_cap * LIST_BYTES_PER_HALF +
+                         3 * NQ_MITM_HALF_SLACK * sizeof(uint64_t) + sizeof(uint16_t);
     return (bytes + 7) & ~(size_t)7;
 }
 
@@ -129,7 +133,7 @@ void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, u
 
 void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s)
 {
-    if (!p->shared_slices || p->half_cap_max <= p->half_cap)
+    if (p->half_cap_max <= p->half_cap) /* above it only with shared slices */
         return; /* the lists cannot grow: the slices stay for the next unit */
     nq_quarter_slice *q = s->quarter;
     const size_t used[2] = {q[NQ_NW].used + q[NQ_NE].used, q[NQ_SW].used + q[NQ_SE].used};
@@ -151,9 +155,9 @@ void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s)
     }
     /* The lists take the room up to the slices, each a whole number of
      * cache lines long (cap a multiple of 64, so the next starts aligned). */
-    const size_t per_half = 3 * sizeof(uint64_t) + sizeof(uint16_t), fixed = lists_bytes(0) + 64;
+    const size_t fixed = lists_bytes(0) + 64;
     const size_t room = (size_t)((char *)at - s->room);
-    size_t cap = room > fixed ? (room - fixed) / per_half & ~(size_t)63 : 0;
+    size_t cap = room > fixed ? (room - fixed) / LIST_BYTES_PER_HALF & ~(size_t)63 : 0;
     if (cap > p->half_cap_max)
         cap = p->half_cap_max;
     if (cap < p->half_cap)

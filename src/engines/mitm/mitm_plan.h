@@ -143,11 +143,11 @@ nq_join_scratch *nq_mitm_scratch_join(const void *raw);
 void nq_mitm_prepare_side(const mitm_plan *p, const mitm_scratch *s, int west, uint32_t rows_n,
                           uint32_t rows_s, uint64_t p1, uint64_t p2);
 
-/* Once both sides are prepared: where the lists may grow (shared slices,
- * half_cap_max above half_cap), packs the unit's slices at the end of the
- * room and gives its lists the rest (half_cap, east, west, split and tag
- * of *s), at least the plan's half_cap and at most half_cap_max;
- * elsewhere the lists keep the plan's size. */
+/* Once both sides are prepared: where the lists may grow (half_cap_max
+ * above half_cap, which only shared slices have), packs the unit's slices
+ * at the end of the room and gives its lists the rest (half_cap, east,
+ * west, split and tag of *s), at least the plan's half_cap and at most
+ * half_cap_max; elsewhere the lists keep the plan's size. */
 void nq_mitm_fit_lists(const mitm_plan *p, mitm_scratch *s);
 
 /* Walks the half-boards of one side in batches (see nq_mitm_half_next). */
