@@ -20,6 +20,7 @@
 
 #include "core/kernel.h"
 #include "engines/mitm/join.h"
+#include "engines/mitm/join_kernels.h"
 #include "engines/mitm/kernels.h"
 #include "mitm_util.h"
 
@@ -579,6 +580,140 @@ static void test_pick_key_by_pairs(void **state)
     assert_true(levels >= 1);
 }
 
+/* A sliced list with buckets long enough to be joined by windows
+ * (join.h, NQ_JOIN_WINDOW_MIN), one of two windows, beside short ones,
+ * with classes: each kernel's count is the weighted double loop's.  The
+ * members' bits are set with chance 1/4, so each window's sub-key sorts
+ * runs that share bits and the queries are filtered. */
+static void test_join_windows(void **state)
+{
+    (void)state;
+    enum { NA = 1000, NB = 2 * NQ_JOIN_WINDOW + 5000, BITS = 30 };
+    static const uint8_t weight[3][3] = {{1, 1, 2}, {1, 0, 0}, {2, 0, 0}};
+    nq_join_scratch *js = aligned_alloc(64, sizeof *js);
+    uint64_t *a = malloc(NA * sizeof *a), *b = malloc(NB * sizeof *b);
+    uint64_t *sa = malloc(NA * sizeof *a), *sb = malloc(NB * sizeof *b);
+    uint64_t *wa = malloc(NA * sizeof *a), *wb = malloc(NB * sizeof *b);
+    static nq_join_order o;
+    static nq_join_list la, lb;
+    assert_non_null(js);
+    assert_true(a && b && sa && sb && wa && wb);
+    memset(js, 0, sizeof *js);
+    uint64_t x = 31337;
+    random_sigs(a, NA, BITS, 2, &x);
+    random_sigs(b, NB, BITS, 2, &x);
+    for (size_t i = 0; i < NB; i++) /* key 0 (bits 20, 21 clear) in 7 of 8: long */
+        if (i % 8)
+            b[i] &= ~(UINT64_C(3) << 20);
+    o.class_mask = UINT64_C(1) << 7;
+    uint32_t count[NQ_JOIN_MAX_BITS] = {0};
+    count[20] = count[21] = 1;
+    nq_join_pick_key(count, count, BITS, 2, &o);
+    assert_true(o.key_mask == UINT64_C(3) << 20);
+    const uint64_t want = weighted_naive(a, NA, b, NB, &o, weight);
+    nq_join_sort(a, NA, &o, (uint16_t *)wa, js, sa, &la);
+    nq_join_sort(b, NB, &o, (uint16_t *)wb, js, sb, &lb);
+    assert_true(lb.start[1] - lb.start[0] > NQ_JOIN_WINDOW); /* class 0, key 0: two windows */
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        if (!nq_join_kernel_supported((enum nq_join_kernel)k))
+            continue;
+        const uint64_t got = nq_join_sorted_count(&la, &lb, weight, BITS - 3,
+                                                  (enum nq_join_kernel)k, js);
+        if (got != want)
+            fail_msg("kernel %d: %llu, expected %llu", k, (unsigned long long)got,
+                     (unsigned long long)want);
+    }
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    free(wa);
+    free(wb);
+    free(js);
+}
+
+/* Each kernel's query filter against the rule: the queries holding no
+ * shared bit, in order, for lengths around its vectors of eight, and no
+ * write past the room it is given (n + 7). */
+static void test_join_filter(void **state)
+{
+    (void)state;
+    enum { MOST = 1000, GUARD = 0x5a5a5a5a5a5a5a5a };
+    static uint64_t q[MOST], out[MOST + 8 + 1], want[MOST];
+    uint64_t x = 2718;
+    random_sigs(q, MOST, 40, 2, &x);
+    static const size_t sizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 63, MOST};
+    int kernels = 0;
+    for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
+        if (!nq_join_kernel_supported((enum nq_join_kernel)k))
+            continue;
+        kernels++;
+        nq_join_filter_fn *filter = nq_join_loops_of((enum nq_join_kernel)k)->filter;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (int t = 0; t < 4; t++) {
+                const size_t n = sizes[i];
+                const uint64_t shared = t == 0 ? 0 : t == 3 ? ~UINT64_C(0) : nq_test_random(&x) &
+                                                                         nq_test_random(&x);
+                size_t nwant = 0;
+                for (size_t j = 0; j < n; j++)
+                    if (!(q[j] & shared))
+                        want[nwant++] = q[j];
+                for (size_t j = 0; j < MOST + 8 + 1; j++)
+                    out[j] = GUARD;
+                const size_t got = filter(q, n, shared, out);
+                assert_true(got == nwant);
+                assert_true(memcmp(out, want, nwant * sizeof *out) == 0);
+                for (size_t j = n + 7; j < MOST + 8 + 1; j++)
+                    assert_true(out[j] == GUARD);
+            }
+    }
+    assert_true(kernels >= 1);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A window's sort (nq_join_sort_window): the same members, ordered by
+ * the four bits they hold most often short of all, the most held on
+ * top; a bit every member holds (bit 0) and bits at or past `bits`
+ * (bit 40) are never taken, and a window of one member stays itself. */
+static void test_sort_window(void **state)
+{
+    (void)state;
+    enum { N = NQ_JOIN_WINDOW };
+    static uint64_t v[N], out[N], a[N], b[N];
+    /* bit 5 in 9 members of 10, bit 9 in 7, bit 2 in 5, bit 11 in 3,
+     * bit 13 in 1, bit 40 in all but one, bit 0 in all */
+    static const int pos[] = {5, 9, 2, 11, 13};
+    static const int tenths[] = {9, 7, 5, 3, 1};
+    uint64_t x = 1618;
+    for (size_t i = 0; i < N; i++) {
+        v[i] = 1 | (i ? UINT64_C(1) << 40 : 0);
+        for (int t = 0; t < 5; t++)
+            v[i] |= (uint64_t)(nq_test_random(&x) % 10 < (uint64_t)tenths[t]) << pos[t];
+    }
+    nq_join_sort_window(v, N, 40, out);
+    uint32_t prev = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint32_t sub = 0;
+        for (int t = 0; t < 4; t++)
+            sub = sub << 1 | (uint32_t)(out[i] >> pos[t] & 1);
+        assert_true(sub >= prev);
+        prev = sub;
+    }
+    assert_true(prev == 15);
+    memcpy(a, v, sizeof v);
+    memcpy(b, out, sizeof out);
+    qsort(a, N, sizeof *a, compare_u64);
+    qsort(b, N, sizeof *b, compare_u64);
+    assert_true(memcmp(a, b, sizeof a) == 0);
+    nq_join_sort_window(v + 1, 1, 40, out);
+    assert_true(out[0] == v[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +724,9 @@ int main(void)
         cmocka_unit_test(test_sort_long),
         cmocka_unit_test(test_sample_bits),
         cmocka_unit_test(test_pick_key_by_pairs),
+        cmocka_unit_test(test_join_windows),
+        cmocka_unit_test(test_join_filter),
+        cmocka_unit_test(test_sort_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

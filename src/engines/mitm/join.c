@@ -142,6 +142,46 @@ uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     return count;
 }
 
+void nq_join_sort_window(const uint64_t *v, size_t n, int bits, uint64_t *out)
+{
+    uint32_t held[NQ_JOIN_MAX_BITS] = {0};
+    nq_join_sample_bits(v, n, bits, held);
+    const size_t step = nq_join_sample_step(n);
+    const uint32_t sampled = (uint32_t)((n + step - 1) / step);
+    /* The sub-key's bits, most held first, each held by some sampled
+     * member but not all (a bit all hold is shared already). */
+    int pos[NQ_JOIN_SUBKEY_BITS], nsub = 0;
+    uint64_t taken = 0;
+    for (; nsub < NQ_JOIN_SUBKEY_BITS; nsub++) {
+        int best = -1;
+        for (int j = 0; j < bits; j++)
+            if (!(taken >> j & 1) && held[j] && held[j] < sampled &&
+                (best < 0 || held[j] > held[best]))
+                best = j;
+        if (best < 0)
+            break;
+        pos[nsub] = best;
+        taken |= UINT64_C(1) << best;
+    }
+    /* A counting sort by the sub-key; its first bit on top. */
+    uint32_t next[1 << NQ_JOIN_SUBKEY_BITS] = {0};
+    uint8_t sub[NQ_JOIN_WINDOW];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        for (int t = 0; t < nsub; t++)
+            k = k << 1 | (uint32_t)(v[i] >> pos[t] & 1);
+        sub[i] = (uint8_t)k;
+        next[k]++;
+    }
+    uint32_t at = 0;
+    for (int k = 0; k < 1 << NQ_JOIN_SUBKEY_BITS; k++) {
+        const uint32_t size = next[k];
+        next[k] = at;
+        at += size;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[next[sub[i]]++] = v[i];
+}
 
 /* The keys of one block, in order, with the members holding each (offsets
  * into the block, lo .. hi - 1). */
@@ -359,11 +399,54 @@ static void close_sample_run(nq_join_scratch *js)
     }
 }
 
+/* The block's tables (built) against js->runs[0 .. nruns) of query list
+ * q, each query first tested against `shared`, the bits every member of
+ * the block holds: a query holding one meets none of them.  The kept
+ * queries go to js->filtered with their runs, a piece at a time (runs
+ * that follow each other with the same weight and members as one). */
+static uint64_t filtered_queries(const uint64_t *q, size_t nruns, uint64_t shared, int nch,
+                                 int cbits, const nq_join_loops *loops, nq_join_scratch *js)
+{
+    uint64_t count = 0;
+    uint32_t kept = 0;
+    size_t nkept_runs = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        const nq_join_run run = js->runs[r];
+        for (uint32_t at = run.begin; at < run.end;) {
+            const uint32_t room = NQ_JOIN_FILTER_QUERIES - kept;
+            const uint32_t take = run.end - at < room ? run.end - at : room;
+            const uint32_t got = (uint32_t)loops->filter(q + at, take, shared, js->filtered + kept);
+            at += take;
+            if (got) {
+                nq_join_run *last = nkept_runs ? &js->filtered_runs[nkept_runs - 1] : NULL;
+                if (last && last->end == kept && last->weight == run.weight &&
+                    last->half == run.half && last->mask == run.mask)
+                    last->end = kept + got;
+                else
+                    js->filtered_runs[nkept_runs++] =
+                        (nq_join_run){kept, kept + got, run.weight, run.half, run.mask};
+                kept += got;
+            }
+            if (kept == NQ_JOIN_FILTER_QUERIES || nkept_runs == NQ_JOIN_FILTER_RUNS) {
+                count += loops->queries(js, js->filtered, js->filtered_runs, nkept_runs, nch,
+                                        cbits);
+                kept = 0;
+                nkept_runs = 0;
+            }
+        }
+    }
+    if (nkept_runs)
+        count += loops->queries(js, js->filtered, js->filtered_runs, nkept_runs, nch, cbits);
+    return count;
+}
+
 /* The pairs of the sliced list's block b[0 .. len), whose keys are in
- * *bk, with the queries of list a that may meet it (class weights w). */
+ * *bk, with the queries of list a that may meet it (class weights w).
+ * shared: bits every member holds, by which the queries are filtered
+ * first (filtered_queries), or 0. */
 static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
                            const block_keys *bk, const uint8_t w[NQ_JOIN_MAX_CLASSES], int bits,
-                           const nq_join_loops *loops, nq_join_scratch *js)
+                           uint64_t shared, const nq_join_loops *loops, nq_join_scratch *js)
 {
     size_t queries;
     const size_t nruns = block_runs(a, bk, w, js, &queries);
@@ -374,7 +457,100 @@ static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
     /* The chunk width by this block's queries (chunk_bits). */
     const int cbits = chunk_bits(bits, queries), nch = chunk_count(bits, cbits);
     loops->build(js, b, len, nch, cbits);
+    if (shared)
+        return filtered_queries(a->sig, nruns, shared, nch, cbits, loops, js);
     return loops->queries(js, a->sig, js->runs, nruns, nch, cbits);
+}
+
+/* Where a sorted join stands: its lists and weights, and what a block
+ * needs for the unit's progress (join.h, progress_span). */
+typedef struct join_walk {
+    const nq_join_list *a;
+    const uint8_t *w;
+    int bits, tracked;
+    double work, work_done;
+    const nq_join_loops *loops;
+    nq_join_scratch *js;
+} join_walk;
+
+/* Solves the sliced list's block b[0 .. len) with keys bk (join_block)
+ * unless a sampled unit skips it, and moves the progress past it. */
+static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const block_keys *bk,
+                            uint64_t shared)
+{
+    nq_join_scratch *js = jw->js;
+    if (jw->tracked) {
+        nq_join_progress_to(js, (uint64_t)(js->progress_base +
+                                           js->progress_span * jw->work_done / jw->work));
+        for (int i = 0; i < bk->count; i++)
+            jw->work_done += (double)(bk->hi[i] - bk->lo[i]) *
+                             ((double)js->key_queries[bk->key[i]] + NQ_JOIN_TABLE_QUERIES);
+    }
+    /* Solved by sample: the blocks come in the same order whatever the
+     * sample, so runs of them from a phase the caller draws are a
+     * systematic sample of the unit's blocks.  Runs, not single blocks: a
+     * block finds in cache some of the queries the one before it met,
+     * which a block after a gap does not (mitm.c, NQ_MITM_SAMPLE_RUN); and
+     * each run is timed as one, so the clock (a system call) is read twice
+     * a run. */
+    const uint32_t at = js->sample_at;
+    if (js->sample_every) {
+        js->sample_at = at + 1 == js->sample_run * js->sample_every ? 0 : at + 1;
+        if (at >= js->sample_run)
+            return 0;
+        if (!js->sample_open) {
+            js->sample_open = 1;
+            js->sample_since = nq_thread_seconds();
+        }
+    }
+    const uint64_t count = join_block(jw->a, b, len, bk, jw->w, jw->bits, shared, jw->loops, js);
+    if (js->sample_every && at + 1 == js->sample_run)
+        close_sample_run(js);
+    return count;
+}
+
+/* The bits every member of b[0 .. len) holds. */
+static uint64_t shared_bits(const uint64_t *b, size_t len)
+{
+    uint64_t shared = ~UINT64_C(0);
+    for (size_t i = 0; i < len; i++)
+        shared &= b[i];
+    return shared;
+}
+
+/* Solves the sliced list's members b[0 .. n), all of key `key` (a bucket
+ * of at least NQ_JOIN_WINDOW_MIN), window by window (NQ_JOIN_WINDOW):
+ * the windows as even as whole blocks allow, each sorted by its own
+ * sub-key (nq_join_sort_window) and cut into blocks, each block's queries
+ * filtered by the bits its members share.  Every window is sorted,
+ * sampled unit or not, and outside the sample's clock: its cost is
+ * counted once, as a count pays it, and not scaled with the blocks'. */
+static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, uint32_t key)
+{
+    nq_join_scratch *js = jw->js;
+    const size_t blocks = (n + NQ_JOIN_BLOCK - 1) / NQ_JOIN_BLOCK;
+    const size_t windows = (blocks * NQ_JOIN_BLOCK + NQ_JOIN_WINDOW - 1) / NQ_JOIN_WINDOW;
+    block_keys bk;
+    bk.count = 1;
+    bk.key[0] = key;
+    bk.lo[0] = 0;
+    uint64_t count = 0;
+    for (size_t wi = 0, from = 0; wi < windows; wi++) {
+        /* Window wi's blocks end at block (wi + 1) * blocks / windows. */
+        const size_t to_block = (wi + 1) * blocks / windows;
+        const size_t to = to_block * NQ_JOIN_BLOCK < n ? to_block * NQ_JOIN_BLOCK : n;
+        close_sample_run(js);
+        nq_join_sort_window(b + from, to - from, jw->bits, js->window);
+        for (size_t first = 0; first < to - from; first += NQ_JOIN_BLOCK) {
+            const size_t len =
+                to - from - first < NQ_JOIN_BLOCK ? to - from - first : NQ_JOIN_BLOCK;
+            bk.hi[0] = (uint32_t)len;
+            const uint64_t *block = js->window + first;
+            count += solve_block(jw, block, len, &bk, shared_bits(block, len));
+        }
+        from = to;
+    }
+    return count;
 }
 
 uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
@@ -398,7 +574,6 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
     }
     const int kb = b->key_bits;
     const uint32_t keys = UINT32_C(1) << kb;
-    const nq_join_loops *loops = nq_join_loops_of(kernel);
     block_keys bk;
     uint64_t count = 0;
     /* Where the unit's progress is tracked, the join's work by estimate,
@@ -408,34 +583,40 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
      * and keys come in increasing order, so counting members alone, a
      * long join at N = 28 showed half its progress at three quarters of
      * its time. */
-    const int tracked = js->progress_span > 0;
-    double work = js->progress_prepared, work_done = js->progress_prepared;
-    for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES && tracked; cb++) {
+    join_walk jw = {a, NULL, bits, js->progress_span > 0, js->progress_prepared,
+                    js->progress_prepared, nq_join_loops_of(kernel), js};
+    for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES && jw.tracked; cb++) {
         uint8_t w[NQ_JOIN_MAX_CLASSES];
         class_weights(w, weight, swapped, cb);
         key_queries(a, w, js);
-        work += class_work(b->start + ((size_t)cb << kb), keys, js);
+        jw.work += class_work(b->start + ((size_t)cb << kb), keys, js);
     }
     for (int cb = 0; cb < NQ_JOIN_MAX_CLASSES; cb++) {
         uint8_t w[NQ_JOIN_MAX_CLASSES];
         class_weights(w, weight, swapped, cb);
-        if (tracked)
+        jw.w = w;
+        if (jw.tracked)
             key_queries(a, w, js);
         const uint32_t *bs = b->start + ((size_t)cb << kb);
         uint32_t k0 = 0; /* the first key of the class that can be in the block */
         size_t end;
         for (size_t first = bs[0]; first < bs[keys]; first = end) {
             end = bs[keys] - first < NQ_JOIN_BLOCK ? bs[keys] : first + NQ_JOIN_BLOCK;
-            if (tracked)
-                nq_join_progress_to(js, (uint64_t)(js->progress_base +
-                                                   js->progress_span * work_done / work));
             while (bs[k0 + 1] <= first)
                 k0++;
+            /* A long bucket is met at its start (it is cut from the
+             * blocks before it, below), and taken whole by windows. */
+            if (bs[k0 + 1] - bs[k0] >= NQ_JOIN_WINDOW_MIN) {
+                end = bs[k0 + 1];
+                count += solve_long_bucket(&jw, b->sig + first, end - first, k0);
+                continue;
+            }
             bk.count = 0;
             for (uint32_t k = k0; k < keys && bs[k] < end; k++) {
                 if (bs[k + 1] == bs[k])
                     continue;
-                if (bk.count == NQ_JOIN_BLOCK_KEYS || bs[k] >= first + NQ_JOIN_BLOCK_FULL) {
+                if (bk.count == NQ_JOIN_BLOCK_KEYS || bs[k] >= first + NQ_JOIN_BLOCK_FULL ||
+                    bs[k + 1] - bs[k] >= NQ_JOIN_WINDOW_MIN) {
                     end = bs[k]; /* cut the block before key k */
                     break;
                 }
@@ -443,29 +624,7 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                 bk.lo[bk.count] = (uint32_t)((bs[k] > first ? bs[k] : first) - first);
                 bk.hi[bk.count++] = (uint32_t)((bs[k + 1] < end ? bs[k + 1] : end) - first);
             }
-            for (int i = 0; i < bk.count && tracked; i++)
-                work_done += (double)(bk.hi[i] - bk.lo[i]) *
-                             ((double)js->key_queries[bk.key[i]] + NQ_JOIN_TABLE_QUERIES);
-            /* Solved by sample: the blocks come in the same order whatever
-             * the sample, so runs of them from a phase the caller draws
-             * are a systematic sample of the unit's blocks.  Runs, not
-             * single blocks: a block finds in cache some of the queries
-             * the one before it met, which a block after a gap does not
-             * (mitm.c, NQ_MITM_SAMPLE_RUN); and each run is timed as one,
-             * so the clock (a system call) is read twice a run. */
-            const uint32_t at = js->sample_at;
-            if (js->sample_every) {
-                js->sample_at = at + 1 == js->sample_run * js->sample_every ? 0 : at + 1;
-                if (at >= js->sample_run)
-                    continue;
-                if (!js->sample_open) {
-                    js->sample_open = 1;
-                    js->sample_since = nq_thread_seconds();
-                }
-            }
-            count += join_block(a, b->sig + first, end - first, &bk, w, bits, loops, js);
-            if (js->sample_every && at + 1 == js->sample_run)
-                close_sample_run(js);
+            count += solve_block(&jw, b->sig + first, end - first, &bk, 0);
         }
     }
     close_sample_run(js); /* a run goes on in the next join, not the sorts before it */

@@ -70,6 +70,27 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
  * long (docs/performance.md, "Figures the code's choices rest on"). */
 #define NQ_JOIN_BLOCK_FULL 384
 
+/* A bucket of the sliced list at least NQ_JOIN_WINDOW_MIN long is joined
+ * window by window, each of at most NQ_JOIN_WINDOW members (a multiple of
+ * the block) sorted by NQ_JOIN_SUBKEY_BITS more bits of their own
+ * (nq_join_sort_window) and cut into blocks there: the members of a
+ * block then share bits beyond the key, and the queries that hold one of
+ * them are dropped before the block's tables see them (the loops'
+ * filter, join_kernels.h).  Blocks of one key, cut from such buckets,
+ * took two thirds of N = 28's query evaluations and found a pair in 17%
+ * of them; sorted so, a block's shared bits drop a third of its queries
+ * (docs/performance.md, "Figures the code's choices rest on").  More bits
+ * than four cut the window into runs shorter than a block, and so drop
+ * no more; windows of 16384 drop as many as whole buckets sorted so, and
+ * their copy stays in the L2 cache for the blocks cut from it. */
+#define NQ_JOIN_WINDOW 16384
+#define NQ_JOIN_WINDOW_MIN (4 * NQ_JOIN_BLOCK)
+#define NQ_JOIN_SUBKEY_BITS 4
+/* Queries a filter pass keeps at most before the tables take them. */
+#define NQ_JOIN_FILTER_QUERIES 4096
+#define NQ_JOIN_FILTER_RUNS 256
+_Static_assert(NQ_JOIN_WINDOW % NQ_JOIN_BLOCK == 0, "a window is whole blocks");
+
 /* The sort (nq_join_sort) counts four parts of a list at once, each
  * with a counter per tag: a key and two class bits. */
 #define NQ_JOIN_SORT_PARTS 4
@@ -115,6 +136,12 @@ typedef struct nq_join_scratch {
      * most one of each per query bucket. */
     uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
+    /* The window of a long bucket the join cuts blocks from, sorted
+     * (NQ_JOIN_WINDOW); the queries a block's shared bits keep, with
+     * room for a vector's store past the last, and their runs. */
+    uint64_t window[NQ_JOIN_WINDOW];
+    uint64_t filtered[NQ_JOIN_FILTER_QUERIES + 8];
+    nq_join_run filtered_runs[NQ_JOIN_FILTER_RUNS];
     /* key_queries[k]: the queries that may meet a member with key k, for
      * the progress of a join that tracks it (join.c, key_queries). */
     uint64_t key_queries[NQ_JOIN_KEYS_MAX];
@@ -174,6 +201,13 @@ enum nq_join_kernel nq_join_kernel_default(void);
 uint64_t nq_join_count(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, int bits,
                        enum nq_join_kernel kernel, nq_join_scratch *js);
 
+/* Copies the n <= NQ_JOIN_WINDOW members v[0 .. n) of one bucket to
+ * out, ordered by the NQ_JOIN_SUBKEY_BITS bits that a sample of them
+ * holds most often short of all (the most frequent on top): runs of the
+ * copy, and so the blocks cut from it, then share those bits.  Bits at
+ * or past `bits` are never taken. */
+void nq_join_sort_window(const uint64_t *v, size_t n, int bits, uint64_t *out);
+
 /* How to sort: class_mask is 0 (one class), one bit or two; key_mask holds
  * key_bits bits outside class_mask.  A member's key is its key bits
  * rearranged by key_of (indexed by those bits packed low in their order)
@@ -207,6 +241,15 @@ typedef struct nq_join_list {
  * it). */
 #define NQ_JOIN_SAMPLE_MIN 128
 #define NQ_JOIN_SAMPLE_MAX 1024
+/* The step between the members nq_join_sample_bits samples of a list of
+ * n, and so how many it samples: ceil(n / step). */
+static inline size_t nq_join_sample_step(size_t n)
+{
+    const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
+                          : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
+                                                         : n / 256;
+    return n > sample ? n / sample : 1;
+}
 void nq_join_sample_bits(const uint64_t *v, size_t n, int bits, uint32_t *count);
 
 /* Sets o's key from two lists' sampled bit counts: the (up to) key_bits

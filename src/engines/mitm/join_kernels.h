@@ -38,6 +38,11 @@ typedef void nq_join_build_fn(nq_join_scratch *js, const uint64_t *b, size_t len
 typedef uint64_t nq_join_queries_fn(const nq_join_scratch *js, const uint64_t *q,
                                     const nq_join_run *runs, size_t nruns, int nch, int cbits);
 
+/* Copies the queries of q[0 .. n) that hold no bit of `shared` to out,
+ * in order, and returns how many; out has room for n + 7 (a vector
+ * kernel stores eight at a time, past the last it keeps). */
+typedef size_t nq_join_filter_fn(const uint64_t *q, size_t n, uint64_t shared, uint64_t *out);
+
 /* The runs loop every kernel shares around its always-inline query loop
  * `kernel` (js, q, nq, nch, cbits, mask, half; half is the run's
  * nq_join_run.half, which a kernel may ignore): one call per block keeps
@@ -91,10 +96,11 @@ static inline int nq_join_transposed_rows(nq_join_scratch *js, int nch, int cbit
     return rows < 64 ? rows : 64;
 }
 
-/* A kernel's two loops. */
+/* A kernel's loops. */
 typedef struct nq_join_loops {
     nq_join_build_fn *build;
     nq_join_queries_fn *queries;
+    nq_join_filter_fn *filter;
 } nq_join_loops;
 
 /* The loops of a supported kernel (kernels.c). */
@@ -102,7 +108,9 @@ const nq_join_loops *nq_join_loops_of(enum nq_join_kernel kernel);
 
 nq_join_build_fn nq_join_build_portable;
 nq_join_queries_fn nq_join_queries_portable;
+nq_join_filter_fn nq_join_filter_portable;
 #ifdef NQ_JOIN_X86
+nq_join_filter_fn nq_join_filter_avx512;
 nq_join_build_fn nq_join_build_avx2;
 nq_join_build_fn nq_join_build_avx512bw;
 nq_join_build_fn nq_join_build_avx512;

@@ -38,10 +38,7 @@ static void add_bit_counts(__m512i acc, int bits, uint32_t *count)
 
 void NQ_KERNEL_FN(nq_join_sample_bits)(const uint64_t *v, size_t n, int bits, uint32_t *count)
 {
-    const size_t sample = n / 256 < NQ_JOIN_SAMPLE_MIN   ? NQ_JOIN_SAMPLE_MIN
-                          : n / 256 > NQ_JOIN_SAMPLE_MAX ? NQ_JOIN_SAMPLE_MAX
-                                                         : n / 256;
-    const size_t step = n > sample ? n / sample : 1;
+    const size_t step = nq_join_sample_step(n);
     const uint64_t mask = bits < 64 ? (UINT64_C(1) << bits) - 1 : ~UINT64_C(0);
 #ifdef __AVX512BW__
     /* vpmovm2b turns a member into 64 bytes, -1 where it has the bit and 0

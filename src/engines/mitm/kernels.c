@@ -78,11 +78,14 @@ void nq_join_sort(uint64_t *src, size_t n, const nq_join_order *o, uint16_t *tag
 /* The join's block loops, per join kernel.  Off x86-64 the vector
  * kernels are not built, and their levels are never supported. */
 static const nq_join_loops join_loops[NQ_JOIN_KERNEL_AVX512 + 1] = {
-    [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable},
+    [NQ_JOIN_KERNEL_SCALAR] = {nq_join_build_portable, nq_join_queries_portable,
+                               nq_join_filter_portable},
 #ifdef NQ_JOIN_X86
-    [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_avx2, nq_join_queries_avx2},
-    [NQ_JOIN_KERNEL_AVX512BW] = {nq_join_build_avx512bw, nq_join_queries_avx512bw},
-    [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512},
+    [NQ_JOIN_KERNEL_AVX2] = {nq_join_build_avx2, nq_join_queries_avx2, nq_join_filter_portable},
+    [NQ_JOIN_KERNEL_AVX512BW] = {nq_join_build_avx512bw, nq_join_queries_avx512bw,
+                                 nq_join_filter_avx512},
+    [NQ_JOIN_KERNEL_AVX512] = {nq_join_build_avx512, nq_join_queries_avx512,
+                               nq_join_filter_avx512},
 #endif
 };
 

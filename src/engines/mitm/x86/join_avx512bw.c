@@ -108,3 +108,30 @@ NQ_TARGET_AVX512BW void nq_join_build_avx512bw(nq_join_scratch *js, const uint64
     transpose(js, b, len, nq_join_transposed_rows(js, nch, cbits));
     nq_join_tables512(js, len, nch, cbits);
 }
+
+/* Eight queries at a time: vptestnmq marks those holding no shared bit,
+ * vpcompressq packs them at the bottom of a register, and the whole
+ * register is stored, the next eight's store overwriting what lies past
+ * the kept (to a register, not to memory: compressing straight to memory
+ * is microcoded and slow on Zen 4).  Needs AVX-512 F alone; the AVX-512
+ * kernel shares it. */
+NQ_TARGET_AVX512BW size_t nq_join_filter_avx512(const uint64_t *q, size_t n, uint64_t shared,
+                                                uint64_t *out)
+{
+    const __m512i bits = _mm512_set1_epi64((long long)shared);
+    size_t kept = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512i v = _mm512_loadu_si512((const void *)(q + i));
+        const __mmask8 keep = _mm512_testn_epi64_mask(v, bits);
+        _mm512_storeu_si512((void *)(out + kept), _mm512_maskz_compress_epi64(keep, v));
+        kept += (size_t)__builtin_popcount(keep);
+    }
+    if (i < n) {
+        const __mmask8 live = (__mmask8)((1u << (n - i)) - 1);
+        const __m512i v = _mm512_maskz_loadu_epi64(live, q + i);
+        const __mmask8 keep = _mm512_mask_testn_epi64_mask(live, v, bits);
+        _mm512_storeu_si512((void *)(out + kept), _mm512_maskz_compress_epi64(keep, v));
+        kept += (size_t)__builtin_popcount(keep);
+    }
+    return kept;
+}
