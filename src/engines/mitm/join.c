@@ -492,7 +492,8 @@ static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const 
      * block finds in cache some of the queries the one before it met,
      * which a block after a gap does not (mitm.c, NQ_MITM_SAMPLE_RUN); and
      * each run is timed as one, so the clock (a system call) is read twice
-     * a run. */
+     * a run, and twice more for each window sorted within it
+     * (solve_long_bucket stops the clock for the sort). */
     const uint32_t at = js->sample_at;
     if (js->sample_every) {
         js->sample_at = at + 1 == js->sample_run * js->sample_every ? 0 : at + 1;
