@@ -614,6 +614,10 @@ static void test_join_windows(void **state)
     nq_join_sort(a, NA, &o, (uint16_t *)wa, js, sa, &la);
     nq_join_sort(b, NB, &o, (uint16_t *)wb, js, sb, &lb);
     assert_true(lb.start[1] - lb.start[0] > NQ_JOIN_WINDOW); /* class 0, key 0: two windows */
+    /* and a last block of at most half a block, whose runs (found once
+     * for the bucket's blocks) then take the low half alone */
+    const uint32_t last = (lb.start[1] - lb.start[0]) % NQ_JOIN_BLOCK;
+    assert_true(last > 0 && last <= NQ_JOIN_HALF_BLOCK);
     for (int k = NQ_JOIN_KERNEL_SCALAR; k <= NQ_JOIN_KERNEL_AVX512; k++) {
         if (!nq_join_kernel_supported((enum nq_join_kernel)k))
             continue;

@@ -440,16 +440,39 @@ static uint64_t filtered_queries(const uint64_t *q, size_t nruns, uint64_t share
     return count;
 }
 
+/* A long bucket's query runs (solve_long_bucket), in js->runs: a block
+ * of one key meets every run with all of its members, so all the
+ * bucket's blocks meet the same runs, and block_runs' walk is made once a
+ * bucket rather than once a block (at N = 28 the walk was a twentieth of
+ * whole units' time); only the half of a short last block differs. */
+typedef struct bucket_runs {
+    size_t nruns, queries;
+    uint16_t half;
+} bucket_runs;
+
 /* The pairs of the sliced list's block b[0 .. len), whose keys are in
  * *bk, with the queries of list a that may meet it (class weights w).
  * shared: bits every member holds, by which the queries are filtered
- * first (filtered_queries), or 0. */
+ * first (filtered_queries), or 0.  kept: the runs of the block's long
+ * bucket, or NULL for a block that finds its own. */
 static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
                            const block_keys *bk, const uint8_t w[NQ_JOIN_MAX_CLASSES], int bits,
-                           uint64_t shared, const nq_join_loops *loops, nq_join_scratch *js)
+                           uint64_t shared, bucket_runs *kept, const nq_join_loops *loops,
+                           nq_join_scratch *js)
 {
-    size_t queries;
-    const size_t nruns = block_runs(a, bk, w, js, &queries);
+    size_t queries, nruns;
+    if (!kept) {
+        nruns = block_runs(a, bk, w, js, &queries);
+    } else {
+        const uint16_t half = members_half(0, len);
+        if (kept->half != half) {
+            for (size_t r = 0; r < kept->nruns; r++)
+                js->runs[r].half = half;
+            kept->half = half;
+        }
+        nruns = kept->nruns;
+        queries = kept->queries;
+    }
     if (queries == 0)
         return 0;
     if (queries * len <= NQ_JOIN_NAIVE_PAIRS)
@@ -476,7 +499,7 @@ typedef struct join_walk {
 /* Solves the sliced list's block b[0 .. len) with keys bk (join_block)
  * unless a sampled unit skips it, and moves the progress past it. */
 static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const block_keys *bk,
-                            uint64_t shared)
+                            uint64_t shared, bucket_runs *kept)
 {
     nq_join_scratch *js = jw->js;
     if (jw->tracked) {
@@ -504,7 +527,8 @@ static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const 
             js->sample_since = nq_thread_seconds();
         }
     }
-    const uint64_t count = join_block(jw->a, b, len, bk, jw->w, jw->bits, shared, jw->loops, js);
+    const uint64_t count =
+        join_block(jw->a, b, len, bk, jw->w, jw->bits, shared, kept, jw->loops, js);
     if (js->sample_every && at + 1 == js->sample_run)
         close_sample_run(js);
     return count;
@@ -523,9 +547,11 @@ static uint64_t shared_bits(const uint64_t *b, size_t len)
  * of at least NQ_JOIN_WINDOW_MIN), window by window (NQ_JOIN_WINDOW):
  * the windows as even as whole blocks allow, each sorted by its own
  * sub-key (nq_join_sort_window) and cut into blocks, each block's queries
- * filtered by the bits its members share.  Every window is sorted,
- * sampled unit or not, and outside the sample's clock: its cost is
- * counted once, as a count pays it, and not scaled with the blocks'. */
+ * filtered by the bits its members share, all of them against the
+ * bucket's query runs (bucket_runs).  The runs are found and every
+ * window is sorted, sampled unit or not, outside the sample's clock:
+ * their cost is counted once, as a count pays it, and not scaled with
+ * the blocks'. */
 static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, uint32_t key)
 {
     nq_join_scratch *js = jw->js;
@@ -535,6 +561,10 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
     bk.count = 1;
     bk.key[0] = key;
     bk.lo[0] = 0;
+    bk.hi[0] = NQ_JOIN_BLOCK;
+    close_sample_run(js);
+    bucket_runs kept = {0, 0, NQ_JOIN_BOTH_HALVES};
+    kept.nruns = block_runs(jw->a, &bk, jw->w, js, &kept.queries);
     uint64_t count = 0;
     for (size_t wi = 0, from = 0; wi < windows; wi++) {
         /* Window wi's blocks end at block (wi + 1) * blocks / windows. */
@@ -547,7 +577,7 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
                 to - from - first < NQ_JOIN_BLOCK ? to - from - first : NQ_JOIN_BLOCK;
             bk.hi[0] = (uint32_t)len;
             const uint64_t *block = js->window + first;
-            count += solve_block(jw, block, len, &bk, shared_bits(block, len));
+            count += solve_block(jw, block, len, &bk, shared_bits(block, len), &kept);
         }
         from = to;
     }
@@ -625,7 +655,7 @@ uint64_t nq_join_sorted_count(const nq_join_list *a, const nq_join_list *b,
                 bk.lo[bk.count] = (uint32_t)((bs[k] > first ? bs[k] : first) - first);
                 bk.hi[bk.count++] = (uint32_t)((bs[k + 1] < end ? bs[k + 1] : end) - first);
             }
-            count += solve_block(&jw, b->sig + first, end - first, &bk, 0);
+            count += solve_block(&jw, b->sig + first, end - first, &bk, 0, NULL);
         }
     }
     close_sample_run(js); /* a run goes on in the next join, not the sorts before it */
