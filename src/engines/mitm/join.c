@@ -399,79 +399,110 @@ static void close_sample_run(nq_join_scratch *js)
     }
 }
 
-/* The block's tables (built) against js->runs[0 .. nruns) of query list
- * q, each query first tested against `shared`, the bits every member of
- * the block holds: a query holding one meets none of them.  The kept
- * queries go to js->filtered with their runs, a piece at a time (runs
- * that follow each other with the same weight and members as one). */
-static uint64_t filtered_queries(const uint64_t *q, size_t nruns, uint64_t shared, int nch,
-                                 int cbits, const nq_join_loops *loops, nq_join_scratch *js)
-{
-    uint64_t count = 0;
-    uint32_t kept = 0;
-    size_t nkept_runs = 0;
-    for (size_t r = 0; r < nruns; r++) {
-        const nq_join_run run = js->runs[r];
-        for (uint32_t at = run.begin; at < run.end;) {
-            const uint32_t room = NQ_JOIN_FILTER_QUERIES - kept;
-            const uint32_t take = run.end - at < room ? run.end - at : room;
-            const uint32_t got = (uint32_t)loops->filter(q + at, take, shared, js->filtered + kept);
-            at += take;
-            if (got) {
-                nq_join_run *last = nkept_runs ? &js->filtered_runs[nkept_runs - 1] : NULL;
-                if (last && last->end == kept && last->weight == run.weight &&
-                    last->half == run.half && last->mask == run.mask)
-                    last->end = kept + got;
-                else
-                    js->filtered_runs[nkept_runs++] =
-                        (nq_join_run){kept, kept + got, run.weight, run.half, run.mask};
-                kept += got;
-            }
-            if (kept == NQ_JOIN_FILTER_QUERIES || nkept_runs == NQ_JOIN_FILTER_RUNS) {
-                count += loops->queries(js, js->filtered, js->filtered_runs, nkept_runs, nch,
-                                        cbits);
-                kept = 0;
-                nkept_runs = 0;
-            }
-        }
-    }
-    if (nkept_runs)
-        count += loops->queries(js, js->filtered, js->filtered_runs, nkept_runs, nch, cbits);
-    return count;
-}
-
 /* A long bucket's query runs (solve_long_bucket), in js->runs: a block
  * of one key meets every run with all of its members, so all the
  * bucket's blocks meet the same runs, and block_runs' walk is made once a
  * bucket rather than once a block (at N = 28 the walk was a twentieth of
- * whole units' time); only the half of a short last block differs. */
+ * whole units' time).  With them, where `filtered`, the shared bits that
+ * the queries in js->kept were last filtered by, whole (bucket_queries). */
 typedef struct bucket_runs {
-    size_t nruns, queries;
-    uint16_t half;
+    size_t nruns, queries, nkept_runs;
+    uint64_t kept_shared;
+    int filtered;
 } bucket_runs;
+
+/* The block's tables against js->kept[met .. ), the queries the filter
+ * has just kept (bucket_queries): the kept runs from *first on, past one
+ * that ended at met, the first of them cut to start at met for the call.
+ * *first moves to the last run, which the next piece may lengthen. */
+static uint64_t meet_kept(nq_join_scratch *js, uint32_t met, size_t *first, size_t nkept_runs,
+                          int nch, int cbits, const nq_join_loops *loops)
+{
+    nq_join_run *runs = js->kept_runs;
+    if (runs[*first].end == met)
+        ++*first;
+    const uint32_t begin = runs[*first].begin;
+    runs[*first].begin = met;
+    const uint64_t count =
+        loops->queries(js, js->kept, runs + *first, nkept_runs - *first, nch, cbits);
+    runs[*first].begin = begin;
+    *first = nkept_runs - 1;
+    return count;
+}
+
+/* The block's tables (built) against the long bucket's query runs q
+ * (js->runs), each query first tested against `shared`, the bits every
+ * member of the block holds: a query holding one meets none of them.
+ * The kept queries go to js->kept with their runs (runs that follow each
+ * other with the same weight and members as one) and meet the tables a
+ * piece at a time, while the piece is in the L1 cache.  Where js->kept
+ * holds all the bucket's queries and runs, they are kept whole, and the
+ * blocks after it that share the same bits meet them without filtering
+ * again: a window's blocks of one sub-key mostly do. */
+static uint64_t bucket_queries(const uint64_t *q, bucket_runs *bucket, uint64_t shared, int nch,
+                               int cbits, const nq_join_loops *loops, nq_join_scratch *js)
+{
+    if (bucket->filtered && bucket->kept_shared == shared)
+        return bucket->nkept_runs ? loops->queries(js, js->kept, js->kept_runs,
+                                                   bucket->nkept_runs, nch, cbits)
+                                  : 0;
+    const int whole = bucket->queries <= NQ_JOIN_KEPT_QUERIES && bucket->nruns <= NQ_JOIN_KEPT_RUNS;
+    const size_t max_runs = whole ? NQ_JOIN_KEPT_RUNS : NQ_JOIN_FILTER_RUNS;
+    uint64_t count = 0;
+    uint32_t kept = 0, met = 0; /* js->kept[0 .. met) have met the block */
+    size_t nkept_runs = 0, first_run = 0; /* the first run not wholly met */
+    for (size_t r = 0; r < bucket->nruns; r++) {
+        const nq_join_run run = js->runs[r];
+        for (uint32_t at = run.begin; at < run.end;) {
+            const uint32_t room = NQ_JOIN_FILTER_QUERIES - (kept - met);
+            const uint32_t take = run.end - at < room ? run.end - at : room;
+            /* The filter stores whole vectors past the last kept query:
+             * at most to js->kept + the queries it was given + 8. */
+            const uint32_t got = (uint32_t)loops->filter(q + at, take, shared, js->kept + kept);
+            at += take;
+            if (got) {
+                nq_join_run *last = nkept_runs ? &js->kept_runs[nkept_runs - 1] : NULL;
+                if (last && last->end == kept && last->weight == run.weight &&
+                    last->half == run.half && last->mask == run.mask)
+                    last->end = kept + got;
+                else
+                    js->kept_runs[nkept_runs++] =
+                        (nq_join_run){kept, kept + got, run.weight, run.half, run.mask};
+                kept += got;
+            }
+            if (kept - met == NQ_JOIN_FILTER_QUERIES || nkept_runs == max_runs) {
+                count += meet_kept(js, met, &first_run, nkept_runs, nch, cbits, loops);
+                met = kept;
+                if (!whole) /* the piece is done with: the next one starts over */
+                    kept = met = 0, nkept_runs = first_run = 0;
+            }
+        }
+    }
+    if (kept > met)
+        count += meet_kept(js, met, &first_run, nkept_runs, nch, cbits, loops);
+    bucket->nkept_runs = nkept_runs;
+    bucket->kept_shared = shared;
+    bucket->filtered = whole;
+    return count;
+}
 
 /* The pairs of the sliced list's block b[0 .. len), whose keys are in
  * *bk, with the queries of list a that may meet it (class weights w).
- * shared: bits every member holds, by which the queries are filtered
- * first (filtered_queries), or 0.  kept: the runs of the block's long
- * bucket, or NULL for a block that finds its own. */
+ * bucket: the runs of the block's long bucket, or NULL for a block that
+ * finds its own.  shared: in a long bucket's block, the bits every
+ * member holds, by which the queries are filtered first
+ * (bucket_queries), or 0. */
 static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
                            const block_keys *bk, const uint8_t w[NQ_JOIN_MAX_CLASSES], int bits,
-                           uint64_t shared, bucket_runs *kept, const nq_join_loops *loops,
+                           uint64_t shared, bucket_runs *bucket, const nq_join_loops *loops,
                            nq_join_scratch *js)
 {
     size_t queries, nruns;
-    if (!kept) {
+    if (!bucket) {
         nruns = block_runs(a, bk, w, js, &queries);
     } else {
-        const uint16_t half = members_half(0, len);
-        if (kept->half != half) {
-            for (size_t r = 0; r < kept->nruns; r++)
-                js->runs[r].half = half;
-            kept->half = half;
-        }
-        nruns = kept->nruns;
-        queries = kept->queries;
+        nruns = bucket->nruns;
+        queries = bucket->queries;
     }
     if (queries == 0)
         return 0;
@@ -481,7 +512,7 @@ static uint64_t join_block(const nq_join_list *a, const uint64_t *b, size_t len,
     const int cbits = chunk_bits(bits, queries), nch = chunk_count(bits, cbits);
     loops->build(js, b, len, nch, cbits);
     if (shared)
-        return filtered_queries(a->sig, nruns, shared, nch, cbits, loops, js);
+        return bucket_queries(a->sig, bucket, shared, nch, cbits, loops, js);
     return loops->queries(js, a->sig, js->runs, nruns, nch, cbits);
 }
 
@@ -499,7 +530,7 @@ typedef struct join_walk {
 /* Solves the sliced list's block b[0 .. len) with keys bk (join_block)
  * unless a sampled unit skips it, and moves the progress past it. */
 static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const block_keys *bk,
-                            uint64_t shared, bucket_runs *kept)
+                            uint64_t shared, bucket_runs *bucket)
 {
     nq_join_scratch *js = jw->js;
     if (jw->tracked) {
@@ -528,7 +559,7 @@ static uint64_t solve_block(join_walk *jw, const uint64_t *b, size_t len, const 
         }
     }
     const uint64_t count =
-        join_block(jw->a, b, len, bk, jw->w, jw->bits, shared, kept, jw->loops, js);
+        join_block(jw->a, b, len, bk, jw->w, jw->bits, shared, bucket, jw->loops, js);
     if (js->sample_every && at + 1 == js->sample_run)
         close_sample_run(js);
     return count;
@@ -563,8 +594,8 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
     bk.lo[0] = 0;
     bk.hi[0] = NQ_JOIN_BLOCK;
     close_sample_run(js);
-    bucket_runs kept = {0, 0, NQ_JOIN_BOTH_HALVES};
-    kept.nruns = block_runs(jw->a, &bk, jw->w, js, &kept.queries);
+    bucket_runs bucket = {0};
+    bucket.nruns = block_runs(jw->a, &bk, jw->w, js, &bucket.queries);
     uint64_t count = 0;
     for (size_t wi = 0, from = 0; wi < windows; wi++) {
         /* Window wi's blocks end at block (wi + 1) * blocks / windows. */
@@ -575,9 +606,17 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
         for (size_t first = 0; first < to - from; first += NQ_JOIN_BLOCK) {
             const size_t len =
                 to - from - first < NQ_JOIN_BLOCK ? to - from - first : NQ_JOIN_BLOCK;
+            if (len < NQ_JOIN_BLOCK) {
+                /* The bucket's last block, short: its members may lie in
+                 * one half of the tables' sets (nq_join_run). */
+                const uint16_t half = members_half(0, len);
+                for (size_t r = 0; r < bucket.nruns; r++)
+                    js->runs[r].half = half;
+                bucket.filtered = 0;
+            }
             bk.hi[0] = (uint32_t)len;
             const uint64_t *block = js->window + first;
-            count += solve_block(jw, block, len, &bk, shared_bits(block, len), &kept);
+            count += solve_block(jw, block, len, &bk, shared_bits(block, len), &bucket);
         }
         from = to;
     }

@@ -86,9 +86,17 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
 #define NQ_JOIN_WINDOW 16384
 #define NQ_JOIN_WINDOW_MIN (4 * NQ_JOIN_BLOCK)
 #define NQ_JOIN_SUBKEY_BITS 4
-/* Queries a filter pass keeps at most before the tables take them. */
+/* Queries a filter pass keeps at most before the tables take them, and
+ * their runs where the bucket's are not kept whole. */
 #define NQ_JOIN_FILTER_QUERIES 4096
 #define NQ_JOIN_FILTER_RUNS 256
+/* A long bucket's queries and runs that its blocks' filter keeps whole
+ * at most (join.c, bucket_queries). */
+#define NQ_JOIN_KEPT_QUERIES (1 << 18)
+#define NQ_JOIN_KEPT_RUNS (1 << 14)
+_Static_assert(NQ_JOIN_KEPT_QUERIES >= NQ_JOIN_FILTER_QUERIES &&
+                   NQ_JOIN_KEPT_RUNS >= NQ_JOIN_FILTER_RUNS,
+               "a bucket not kept whole is filtered a piece at a time into the same room");
 _Static_assert(NQ_JOIN_WINDOW % NQ_JOIN_BLOCK == 0, "a window is whole blocks");
 
 /* The sort (nq_join_sort) counts four parts of a list at once, each
@@ -138,10 +146,12 @@ typedef struct nq_join_scratch {
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
     /* The window of a long bucket the join cuts blocks from, sorted
      * (NQ_JOIN_WINDOW); the queries a block's shared bits keep, with
-     * room for a vector's store past the last, and their runs. */
+     * room for a vector's store past the last, and their runs: all of
+     * the bucket's where they fit, for the blocks after it that share the
+     * same bits (join.c, bucket_queries). */
     uint64_t window[NQ_JOIN_WINDOW];
-    uint64_t filtered[NQ_JOIN_FILTER_QUERIES + 8];
-    nq_join_run filtered_runs[NQ_JOIN_FILTER_RUNS];
+    uint64_t kept[NQ_JOIN_KEPT_QUERIES + 8];
+    nq_join_run kept_runs[NQ_JOIN_KEPT_RUNS];
     /* key_queries[k]: the queries that may meet a member with key k, for
      * the progress of a join that tracks it (join.c, key_queries). */
     uint64_t key_queries[NQ_JOIN_KEYS_MAX];
