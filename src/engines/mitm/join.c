@@ -608,7 +608,8 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
                 to - from - first < NQ_JOIN_BLOCK ? to - from - first : NQ_JOIN_BLOCK;
             if (len < NQ_JOIN_BLOCK) {
                 /* The bucket's last block, short: its members may lie in
-                 * one half of the tables' sets (nq_join_run). */
+                 * one half of the tables' sets (nq_join_run), and the
+                 * kept queries' runs still name the whole. */
                 const uint16_t half = members_half(0, len);
                 for (size_t r = 0; r < bucket.nruns; r++)
                     js->runs[r].half = half;
