@@ -403,12 +403,12 @@ static void close_sample_run(nq_join_scratch *js)
  * of one key meets every run with all of its members, so all the
  * bucket's blocks meet the same runs, and block_runs' walk is made once a
  * bucket rather than once a block (at N = 28 the walk was a twentieth of
- * whole units' time).  With them, where `filtered`, the shared bits that
- * the queries in js->kept were last filtered by, whole (bucket_queries). */
+ * whole units' time).  With them, the shared bits that the queries in
+ * js->kept were last filtered by, whole (bucket_queries), or 0 where none
+ * are kept (a block filters only by bits it has). */
 typedef struct bucket_runs {
     size_t nruns, queries, nkept_runs;
     uint64_t kept_shared;
-    int filtered;
 } bucket_runs;
 
 /* The block's tables against js->kept[met .. ), the queries the filter
@@ -442,7 +442,7 @@ static uint64_t meet_kept(nq_join_scratch *js, uint32_t met, size_t *first, size
 static uint64_t bucket_queries(const uint64_t *q, bucket_runs *bucket, uint64_t shared, int nch,
                                int cbits, const nq_join_loops *loops, nq_join_scratch *js)
 {
-    if (bucket->filtered && bucket->kept_shared == shared)
+    if (bucket->kept_shared == shared)
         return bucket->nkept_runs ? loops->queries(js, js->kept, js->kept_runs,
                                                    bucket->nkept_runs, nch, cbits)
                                   : 0;
@@ -481,8 +481,7 @@ static uint64_t bucket_queries(const uint64_t *q, bucket_runs *bucket, uint64_t 
     if (kept > met)
         count += meet_kept(js, met, &first_run, nkept_runs, nch, cbits, loops);
     bucket->nkept_runs = nkept_runs;
-    bucket->kept_shared = shared;
-    bucket->filtered = whole;
+    bucket->kept_shared = whole ? shared : 0;
     return count;
 }
 
@@ -613,7 +612,7 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
                 const uint16_t half = members_half(0, len);
                 for (size_t r = 0; r < bucket.nruns; r++)
                     js->runs[r].half = half;
-                bucket.filtered = 0;
+                bucket.kept_shared = 0;
             }
             bk.hi[0] = (uint32_t)len;
             const uint64_t *block = js->window + first;
