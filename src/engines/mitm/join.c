@@ -399,79 +399,123 @@ static void close_sample_run(nq_join_scratch *js)
     }
 }
 
+/* The kept lists of a long bucket's filter (bucket_queries), by level:
+ * js->kept, and js->nested, filtered from it by more bits. */
+#define KEPT_LEVELS 2
+static const uint32_t kept_room[KEPT_LEVELS] = {NQ_JOIN_KEPT_QUERIES, NQ_JOIN_NESTED_QUERIES};
+static const uint32_t kept_runs_room[KEPT_LEVELS] = {NQ_JOIN_KEPT_RUNS, NQ_JOIN_NESTED_RUNS};
+
+/* A kept list: the queries of the bucket with none of the bits `shared`,
+ * with nruns runs. */
+typedef struct kept_list {
+    uint64_t shared;
+    size_t queries, nruns;
+} kept_list;
+
 /* A long bucket's query runs (solve_long_bucket), in js->runs: a block
  * of one key meets every run with all of its members, so all the
  * bucket's blocks meet the same runs, and block_runs' walk is made once a
  * bucket rather than once a block (at N = 28 the walk was a twentieth of
- * whole units' time).  With them, the shared bits that the queries in
- * js->kept were last filtered by, whole (bucket_queries), or 0 where none
- * are kept (a block filters only by bits it has). */
+ * whole units' time).  With them, the lists its blocks' filters kept
+ * whole, kept[0 .. depth) (bucket_queries). */
 typedef struct bucket_runs {
-    size_t nruns, queries, nkept_runs;
-    uint64_t kept_shared;
+    size_t nruns, queries;
+    int depth;
+    kept_list kept[KEPT_LEVELS];
 } bucket_runs;
 
-/* The block's tables against js->kept[met .. ), the queries the filter
- * has just kept (bucket_queries): the kept runs from *first on, past one
- * that ended at met, the first of them cut to start at met for the call.
- * *first moves to the last run, which the next piece may lengthen. */
-static uint64_t meet_kept(nq_join_scratch *js, uint32_t met, size_t *first, size_t nkept_runs,
-                          int nch, int cbits, const nq_join_loops *loops)
+/* The block's tables against out[met .. ), the queries the filter has
+ * just kept (bucket_queries), whose runs are runs[0 .. nruns): those from
+ * *first on, past one that ended at met, the first of them cut to start
+ * at met for the call.  *first moves to the last run, which the next
+ * piece may lengthen. */
+static uint64_t meet_kept(nq_join_scratch *js, const uint64_t *out, nq_join_run *runs,
+                          size_t nruns, uint32_t met, size_t *first, int nch, int cbits,
+                          const nq_join_loops *loops)
 {
-    nq_join_run *runs = js->kept_runs;
     if (runs[*first].end == met)
         ++*first;
     const uint32_t begin = runs[*first].begin;
     runs[*first].begin = met;
-    const uint64_t count =
-        loops->queries(js, js->kept, runs + *first, nkept_runs - *first, nch, cbits);
+    const uint64_t count = loops->queries(js, out, runs + *first, nruns - *first, nch, cbits);
     runs[*first].begin = begin;
-    *first = nkept_runs - 1;
+    *first = nruns - 1;
     return count;
 }
 
-/* The block's tables (built) against the long bucket's query runs q
- * (js->runs), each query first tested against `shared`, the bits every
- * member of the block holds: a query holding one meets none of them.
- * The kept queries go to js->kept with their runs (runs that follow each
- * other with the same weight and members as one) and meet the tables a
- * piece at a time, while the piece is in the L1 cache.  Where js->kept
- * holds all the bucket's queries and runs, they are kept whole, and the
- * blocks after it that share the same bits meet them without filtering
- * again: a window's blocks of one sub-key mostly do. */
+/* The block's tables (built) against the long bucket's queries, each
+ * query first tested against `shared`, the bits every member of the
+ * block holds: a query holding one meets none of them.  The kept queries
+ * go to a kept list with their runs (runs that follow each other with
+ * the same weight and members as one) and meet the tables a piece at a
+ * time, while the piece is in the L1 cache.
+ *
+ * Where they fit, they are kept whole for the blocks after it: a
+ * window's blocks of one sub-key mostly share the same bits, or more.  A
+ * block meets the kept list of its own bits as it is, and otherwise
+ * filters the last list whose bits it holds all of (the queries it keeps
+ * are among that list's, as every query it drops holds one of the
+ * list's bits), or the bucket's runs where it holds none: at N = 28 the
+ * nested lists read a third fewer queries than the bucket's filtered
+ * anew, and from the L2 cache (docs/performance.md, "Figures the code's
+ * choices rest on").  The lists whose bits it does not hold all of are
+ * dropped, and so is the deepest where they are all held. */
 static uint64_t bucket_queries(const uint64_t *q, bucket_runs *bucket, uint64_t shared, int nch,
                                int cbits, const nq_join_loops *loops, nq_join_scratch *js)
 {
-    if (bucket->kept_shared == shared)
-        return bucket->nkept_runs ? loops->queries(js, js->kept, js->kept_runs,
-                                                   bucket->nkept_runs, nch, cbits)
-                                  : 0;
-    const int whole = bucket->queries <= NQ_JOIN_KEPT_QUERIES && bucket->nruns <= NQ_JOIN_KEPT_RUNS;
-    const size_t max_runs = whole ? NQ_JOIN_KEPT_RUNS : NQ_JOIN_FILTER_RUNS;
+    uint64_t *const lists[KEPT_LEVELS] = {js->kept, js->nested};
+    nq_join_run *const lists_runs[KEPT_LEVELS] = {js->kept_runs, js->nested_runs};
+    int level = bucket->depth;
+    while (level && bucket->kept[level - 1].shared & ~shared)
+        level--;
+    if (level && bucket->kept[level - 1].shared == shared) {
+        bucket->depth = level;
+        const kept_list *k = &bucket->kept[level - 1];
+        return k->nruns ? loops->queries(js, lists[level - 1], lists_runs[level - 1], k->nruns,
+                                         nch, cbits)
+                        : 0;
+    }
+    if (level == KEPT_LEVELS)
+        level--;
+    /* Filtered from the list at level - 1, or the bucket's runs, into the
+     * list at level: whole where it has room for all of them (the bucket's
+     * filtered anew where a list's has not). */
+    if (level && (bucket->kept[level - 1].queries > kept_room[level] ||
+                  bucket->kept[level - 1].nruns > kept_runs_room[level]))
+        level = 0;
+    const uint64_t *from = level ? lists[level - 1] : q;
+    const nq_join_run *from_runs = level ? lists_runs[level - 1] : js->runs;
+    const size_t from_nruns = level ? bucket->kept[level - 1].nruns : bucket->nruns;
+    const int whole =
+        level || (bucket->queries <= kept_room[0] && bucket->nruns <= kept_runs_room[0]);
+    const size_t max_runs = whole ? kept_runs_room[level] : NQ_JOIN_FILTER_RUNS;
+    uint64_t *out = lists[level];
+    nq_join_run *out_runs = lists_runs[level];
     uint64_t count = 0;
-    uint32_t kept = 0, met = 0; /* js->kept[0 .. met) have met the block */
+    uint32_t kept = 0, met = 0; /* out[0 .. met) have met the block */
     size_t nkept_runs = 0, first_run = 0; /* the first run not wholly met */
-    for (size_t r = 0; r < bucket->nruns; r++) {
-        const nq_join_run run = js->runs[r];
+    for (size_t r = 0; r < from_nruns; r++) {
+        const nq_join_run run = from_runs[r];
         for (uint32_t at = run.begin; at < run.end;) {
             const uint32_t room = NQ_JOIN_FILTER_QUERIES - (kept - met);
             const uint32_t take = run.end - at < room ? run.end - at : room;
             /* The filter stores whole vectors past the last kept query:
-             * at most to js->kept + the queries it was given + 8. */
-            const uint32_t got = (uint32_t)loops->filter(q + at, take, shared, js->kept + kept);
+             * at most to out + the queries it was given + 8. */
+            const uint32_t got = (uint32_t)loops->filter(from + at, take, shared, out + kept);
             at += take;
             if (got) {
-                nq_join_run *last = nkept_runs ? &js->kept_runs[nkept_runs - 1] : NULL;
+                nq_join_run *last = nkept_runs ? &out_runs[nkept_runs - 1] : NULL;
                 if (last && last->end == kept && last->weight == run.weight &&
                     last->half == run.half && last->mask == run.mask)
                     last->end = kept + got;
                 else
-                    js->kept_runs[nkept_runs++] =
+                    out_runs[nkept_runs++] =
                         (nq_join_run){kept, kept + got, run.weight, run.half, run.mask};
                 kept += got;
             }
             if (kept - met == NQ_JOIN_FILTER_QUERIES || nkept_runs == max_runs) {
-                count += meet_kept(js, met, &first_run, nkept_runs, nch, cbits, loops);
+                count += meet_kept(js, out, out_runs, nkept_runs, met, &first_run, nch, cbits,
+                                   loops);
                 met = kept;
                 if (!whole) /* the piece is done with: the next one starts over */
                     kept = met = 0, nkept_runs = first_run = 0;
@@ -479,9 +523,9 @@ static uint64_t bucket_queries(const uint64_t *q, bucket_runs *bucket, uint64_t 
         }
     }
     if (kept > met)
-        count += meet_kept(js, met, &first_run, nkept_runs, nch, cbits, loops);
-    bucket->nkept_runs = nkept_runs;
-    bucket->kept_shared = whole ? shared : 0;
+        count += meet_kept(js, out, out_runs, nkept_runs, met, &first_run, nch, cbits, loops);
+    bucket->depth = whole ? level + 1 : 0;
+    bucket->kept[level] = (kept_list){shared, kept, nkept_runs};
     return count;
 }
 
@@ -612,7 +656,7 @@ static uint64_t solve_long_bucket(join_walk *jw, const uint64_t *b, size_t n, ui
                 const uint16_t half = members_half(0, len);
                 for (size_t r = 0; r < bucket.nruns; r++)
                     js->runs[r].half = half;
-                bucket.kept_shared = 0;
+                bucket.depth = 0;
             }
             bk.hi[0] = (uint32_t)len;
             const uint64_t *block = js->window + first;

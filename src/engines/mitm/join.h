@@ -91,9 +91,13 @@ static inline uint64_t nq_bits_from(uint64_t x, int end)
 #define NQ_JOIN_FILTER_QUERIES 4096
 #define NQ_JOIN_FILTER_RUNS 256
 /* A long bucket's queries and runs that its blocks' filter keeps whole
- * at most (join.c, bucket_queries). */
+ * at most, and those of the list nested in it, filtered from it by more
+ * bits (join.c, bucket_queries): half as many, as N = 28's estimate on 2
+ * threads (nq_mitm_memory_estimate) stays within 4 GiB so. */
 #define NQ_JOIN_KEPT_QUERIES (1 << 18)
 #define NQ_JOIN_KEPT_RUNS (1 << 14)
+#define NQ_JOIN_NESTED_QUERIES (NQ_JOIN_KEPT_QUERIES / 2)
+#define NQ_JOIN_NESTED_RUNS (NQ_JOIN_KEPT_RUNS / 2)
 _Static_assert(NQ_JOIN_KEPT_QUERIES >= NQ_JOIN_FILTER_QUERIES &&
                    NQ_JOIN_KEPT_RUNS >= NQ_JOIN_FILTER_RUNS,
                "a bucket not kept whole is filtered a piece at a time into the same room");
@@ -145,13 +149,15 @@ typedef struct nq_join_scratch {
     uint64_t masks[NQ_JOIN_BUCKETS_MAX][NQ_JOIN_WORDS];
     nq_join_run runs[NQ_JOIN_BUCKETS_MAX];
     /* The window of a long bucket the join cuts blocks from, sorted
-     * (NQ_JOIN_WINDOW); the queries a block's shared bits keep, with
-     * room for a vector's store past the last, and their runs: all of
-     * the bucket's where they fit, for the blocks after it that share the
-     * same bits (join.c, bucket_queries). */
+     * (NQ_JOIN_WINDOW); the queries blocks' shared bits keep, with room
+     * for a vector's store past the last, and their runs: all of the
+     * bucket's where they fit, for the blocks after that share the same
+     * bits or more, and a list nested in it (join.c, bucket_queries). */
     uint64_t window[NQ_JOIN_WINDOW];
     uint64_t kept[NQ_JOIN_KEPT_QUERIES + 8];
     nq_join_run kept_runs[NQ_JOIN_KEPT_RUNS];
+    uint64_t nested[NQ_JOIN_NESTED_QUERIES + 8];
+    nq_join_run nested_runs[NQ_JOIN_NESTED_RUNS];
     /* key_queries[k]: the queries that may meet a member with key k, for
      * the progress of a join that tracks it (join.c, key_queries). */
     uint64_t key_queries[NQ_JOIN_KEYS_MAX];
