@@ -600,9 +600,10 @@ static void test_pick_key_by_pairs(void **state)
  * with classes: each kernel's count is the weighted double loop's.  The
  * members' bits are set with chance 1/4, so each window's sub-key sorts
  * runs that share bits and the queries are filtered; blocks in a row
- * that share the same bits meet the queries kept for the first of them
- * (join.c, bucket_queries), and there are enough queries that the kept
- * ones pass in more than one piece. */
+ * that share the same bits meet the queries kept for the first of them,
+ * and blocks that share those bits and more filter the kept queries, not
+ * the bucket's, into a nested list (join.c, bucket_queries); there are
+ * enough queries that the kept ones pass in more than one piece. */
 static void test_join_windows(void **state)
 {
     (void)state;
