@@ -18,7 +18,10 @@
 # With -p, one more run of each MPI configuration per N is made with
 # NQ_MPI_TRACE=1 and its phases are printed rank by rank: when each rank
 # left each phase (seconds since mpiexec was started), and the process's
-# and the main thread's CPU seconds by then (nqueens-mpi(1), ENVIRONMENT).
+# and the main thread's CPU seconds by then (nqueens-mpi(1), ENVIRONMENT),
+# then Open MPI's own share of that run against nqueens' median: the
+# launcher's time while no rank exists, and the ranks' CPU time in
+# MPI_Init spread over the T cores.
 #
 # Prints whether the CPUs ran alike at the start and at the end
 # (`nqueens-bench --cores`, where the build has it), each run, then per N
@@ -140,6 +143,25 @@ trace_phases() {
             what = $0; sub(/^[^:]*: [^:]*: [^:]*: [^:]*: /, "", what)
             printf "  rank %2s %8.3f s  cpu %7.3f  thread %7.3f  %s\n", $4 + 0, $6 - s, $8, $10, what }'
     awk -v s="$start" -v e="$end" 'BEGIN { printf "  mpiexec ended %8.3f s\n", e - s }'
+    # Open MPI's own share of the run: the launcher's time while no rank
+    # exists (before the first one started and after the last one's
+    # MPI_Finalize), when nothing can count, and the CPU time the ranks
+    # had spent by the end of MPI_Init, taken from the T cores that count.
+    # A whole-process ratio cannot sit much below 1 plus this share.
+    grep '^nqueens-mpi: trace: ' "$dir/err" |
+        awk -v s="$start" -v e="$end" -v t="$threads" -v w0="$wall0" -v who="$(name 0)" '
+            function share(x) { return w0 > 0 ? sprintf("%.1f%%", 100 * x / w0) : "n/a" }
+            / process started / { if (first == "" || $6 < first) first = $6 }
+            / MPI_Init done / { init += $8 }
+            / MPI_Finalize done/ { if ($6 > last) last = $6 }
+            END {
+                before = first - s; after = e - last; spread = init / t
+                printf "  Open MPI alone: the launcher %.3f s before the first rank", before
+                printf " and %.3f s after the last (%s of %s, %.2f s),\n",
+                       after, share(before + after), who, w0
+                printf "    MPI_Init %.3f CPU s in all ranks, %.3f s of %d cores", init, spread, t
+                printf " (%s): %s in all\n", share(spread), share(before + after + spread)
+            }'
 }
 
 echo "nqueens $("$nqueens" --version | head -n 1), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

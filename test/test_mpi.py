@@ -16,6 +16,7 @@ Run by meson as `python3 test_mpi.py PATH_TO_NQUEENS_MPI PATH_TO_NQUEENS`
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -179,6 +180,17 @@ class OverheadScript(unittest.TestCase):
                              r"(even|uneven)\n" % when)
         self.assertIn("N=9 phases of nqueens-mpi 2 ranks x 1 thread", out)
         self.assertRegex(out, r"rank  1 +[0-9.]+ s  cpu +[0-9.]+  thread +[0-9.]+  MPI_Init done")
+        # Open MPI's share, once per traced configuration (N=9 takes
+        # nqueens next to no time: its shares are n/a or large).
+        share = r"(?:n/a|[0-9.]+%)"
+        shares = re.findall(r"Open MPI alone: the launcher ([0-9.]+) s before the first rank "
+                            r"and ([0-9.]+) s after the last \(%s of nqueens -t 2, [0-9.]+ s\),\n"
+                            r"    MPI_Init ([0-9.]+) CPU s in all ranks, [0-9.]+ s of 2 cores "
+                            r"\(%s\): %s in all\n" % (share, share, share), out)
+        self.assertEqual(len(shares), 2, out)
+        for before, after, init in shares:
+            self.assertGreater(float(before), 0.0)
+            self.assertGreater(float(init), 0.0)
 
     def test_bad_arguments(self):
         for args in (["-r", "2", self.build_dir(), "9"], ["-t", "0", self.build_dir(), "9"],
