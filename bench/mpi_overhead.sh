@@ -146,7 +146,8 @@ trace_phases() {
     # Open MPI's own share of the run: the launcher's time while no rank
     # exists (before the first one started and after the last one's
     # MPI_Finalize), when nothing can count, and the CPU time the ranks
-    # had spent by the end of MPI_Init, taken from the T cores that count.
+    # had spent by the end of MPI_Init (loading Open MPI's libraries, then
+    # MPI_Init), taken from the T cores that count.
     # A whole-process ratio cannot sit much below 1 plus this share.
     grep '^nqueens-mpi: trace: ' "$dir/err" |
         awk -v s="$start" -v e="$end" -v t="$threads" -v w0="$wall0" -v who="$(name 0)" '
@@ -159,7 +160,8 @@ trace_phases() {
                 printf "  Open MPI alone: the launcher %.3f s before the first rank", before
                 printf " and %.3f s after the last (%s of %s, %.2f s),\n",
                        after, share(before + after), who, w0
-                printf "    MPI_Init %.3f CPU s in all ranks, %.3f s of %d cores", init, spread, t
+                printf "    loading and MPI_Init %.3f CPU s in all ranks, %.3f s of %d cores",
+                       init, spread, t
                 printf " (%s): %s in all\n", share(spread), share(before + after + spread)
             }'
 }
