@@ -21,7 +21,7 @@
 # and the main thread's CPU seconds by then (nqueens-mpi(1), ENVIRONMENT),
 # then Open MPI's own share of that run against nqueens' median: the
 # launcher's time while no rank exists, and the ranks' CPU time in
-# MPI_Init spread over the T cores.
+# loading Open MPI and MPI_Init, spread over the T cores.
 #
 # Prints whether the CPUs ran alike at the start and at the end
 # (`nqueens-bench --cores`, where the build has it), each run, then per N
@@ -123,12 +123,13 @@ median_of() {
 }
 
 # One traced run of MPI configuration $1 on board $2: its phases, rank by
-# rank, from mpiexec's start.
+# rank, from mpiexec's start, and Open MPI's share of it against nqueens'
+# median wall time $3.
 trace_phases() {
     # shellcheck disable=SC2046
-    set -- "$1" "$2" $(command_of "$1" "$2") $extra
-    config=$1 board=$2
-    shift 2
+    set -- "$1" "$2" "$3" $(command_of "$1" "$2") $extra
+    config=$1 board=$2 base=$3
+    shift 3
     start=$(date +%s.%N)
     if ! NQ_MPI_TRACE=1 "$@" > "$dir/out" 2> "$dir/err"; then
         echo "$0: failed: $*" >&2
@@ -138,24 +139,25 @@ trace_phases() {
     end=$(date +%s.%N)
     echo "N=$board phases of $(name "$config") (one run, NQ_MPI_TRACE; s since mpiexec started,"
     echo "  CPU s by then of the process and of the thread that wrote the line):"
+    # After the phases, Open MPI's own share of the run: the launcher's
+    # time while no rank exists (before the first one started and after
+    # the last one's MPI_Finalize), when nothing can count, and the CPU
+    # time the ranks had spent by the end of MPI_Init (loading Open MPI's
+    # libraries, then MPI_Init), taken from the T cores that count.  A
+    # whole-process ratio cannot sit much below 1 plus this share.
     grep '^nqueens-mpi: trace: ' "$dir/err" | sort -t' ' -k4,4n -k6,6n |
-        awk -v s="$start" '{
-            what = $0; sub(/^[^:]*: [^:]*: [^:]*: [^:]*: /, "", what)
-            printf "  rank %2s %8.3f s  cpu %7.3f  thread %7.3f  %s\n", $4 + 0, $6 - s, $8, $10, what }'
-    awk -v s="$start" -v e="$end" 'BEGIN { printf "  mpiexec ended %8.3f s\n", e - s }'
-    # Open MPI's own share of the run: the launcher's time while no rank
-    # exists (before the first one started and after the last one's
-    # MPI_Finalize), when nothing can count, and the CPU time the ranks
-    # had spent by the end of MPI_Init (loading Open MPI's libraries, then
-    # MPI_Init), taken from the T cores that count.
-    # A whole-process ratio cannot sit much below 1 plus this share.
-    grep '^nqueens-mpi: trace: ' "$dir/err" |
-        awk -v s="$start" -v e="$end" -v t="$threads" -v w0="$wall0" -v who="$(name 0)" '
+        awk -v s="$start" -v e="$end" -v t="$threads" -v w0="$base" -v who="$(name 0)" '
             function share(x) { return w0 > 0 ? sprintf("%.1f%%", 100 * x / w0) : "n/a" }
+            {
+                what = $0; sub(/^[^:]*: [^:]*: [^:]*: [^:]*: /, "", what)
+                printf "  rank %2s %8.3f s  cpu %7.3f  thread %7.3f  %s\n",
+                       $4 + 0, $6 - s, $8, $10, what
+            }
             / process started / { if (first == "" || $6 < first) first = $6 }
             / MPI_Init done / { init += $8 }
             / MPI_Finalize done/ { if ($6 > last) last = $6 }
             END {
+                printf "  mpiexec ended %8.3f s\n", e - s
                 before = first - s; after = e - last; spread = init / t
                 printf "  Open MPI alone: the launcher %.3f s before the first rank", before
                 printf " and %.3f s after the last (%s of %s, %.2f s),\n",
@@ -241,8 +243,9 @@ for n in "$@"; do
                  printf "| N=%s | %.2f s | %.2f s (%s) | %.2f s (%s) |\n",
                  n, b0, b1, ratio(b1), b2, ratio(b2) }' >> "$dir/bare"
     if [ "$phases" -eq 1 ]; then
-        trace_phases 1 "$n"
-        trace_phases 2 "$n"
+        # shellcheck disable=SC2154
+        trace_phases 1 "$n" "$wall0"
+        trace_phases 2 "$n" "$wall0"
     fi
 done
 cores "at the end:"

@@ -185,7 +185,8 @@ class OverheadScript(unittest.TestCase):
         share = r"(?:n/a|[0-9.]+%)"
         shares = re.findall(r"Open MPI alone: the launcher ([0-9.]+) s before the first rank "
                             r"and ([0-9.]+) s after the last \(%s of nqueens -t 2, [0-9.]+ s\),\n"
-                            r"    loading and MPI_Init ([0-9.]+) CPU s in all ranks, [0-9.]+ s of 2 cores "
+                            r"    loading and MPI_Init ([0-9.]+) CPU s in all ranks, "
+                            r"[0-9.]+ s of 2 cores "
                             r"\(%s\): %s in all\n" % (share, share, share), out)
         self.assertEqual(len(shares), 2, out)
         for before, after, init in shares:
